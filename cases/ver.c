@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* VER: versioning and struct growth (rules.md "VER"). */
+#include <stdio.h>
+#include <string.h>
+
+#include "calls.h"
+#include "catalog.h"
+#include "trace.h"
+
+/* Reads the plugin's version; returns 0, or -1 with a skip recorded. */
+static int read_version(nc_case *c, uint32_t *major, uint32_t *minor)
+{
+  if (!c->plugin->abi_version_major || !c->plugin->abi_version_minor) {
+    nc_skip(c, "blocked: a version symbol is not exported (SYM-01)");
+    return -1;
+  }
+  nc_trace_enter("nve_plugin_abi_version_major");
+  *major = c->plugin->abi_version_major();
+  nc_trace_enter("nve_plugin_abi_version_minor");
+  *minor = c->plugin->abi_version_minor();
+  nc_trace_leave();
+  return 0;
+}
+
+void nc_case_ver_01(nc_case *c)
+{
+  uint32_t major, minor;
+  if (read_version(c, &major, &minor) != 0)
+    return;
+  char expected[64];
+  snprintf(expected, sizeof(expected), "%u (the host's major)", c->cfg->host_major);
+  if (major == c->cfg->host_major)
+    nc_note(c, "nve_plugin_abi_version_major()", expected, "%u", (unsigned)major);
+  else
+    nc_fail(c, "nve_plugin_abi_version_major()", expected,
+            "%u: every %u.x host refuses the plugin", (unsigned)major, c->cfg->host_major);
+}
+
+void nc_case_ver_02(nc_case *c)
+{
+  uint32_t major, minor;
+  if (read_version(c, &major, &minor) != 0)
+    return;
+  char expected[64], hosts[128];
+  snprintf(expected, sizeof(expected), "<= %u (the host's minor)", c->cfg->host_minor);
+  nc_accepting_hosts(major, minor, c->cfg->host_major, hosts, sizeof(hosts));
+  if (minor <= c->cfg->host_minor)
+    nc_note(c, "nve_plugin_abi_version_minor()", expected, "%u; accepted by %s", (unsigned)minor,
+            hosts);
+  else
+    nc_fail(c, "nve_plugin_abi_version_minor()", expected,
+            "%u: host %u.%u refuses it; accepted by %s", (unsigned)minor, c->cfg->host_major,
+            c->cfg->host_minor, hosts);
+}
+
+/* Creates a factory and a table with the run's configs. Returns 0 with both
+ * valid enough to inspect, or -1 after recording why not. */
+static int make_handles(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
+{
+  memset(f, 0, sizeof(*f));
+  memset(t, 0, sizeof(*t));
+  const char *err = NULL;
+  nve_status_t s = nc_call_create_factory(c->plugin, c->cfg->factory_config, f, &err);
+  if (s != NVE_SUCCESS) {
+    char msg[512] = "";
+    if (err)
+      nc_read_plugin_string(err, msg, sizeof(msg));
+    nc_harness_error(c,
+                     "factory creation with config %s failed (status %d: %s); give a config "
+                     "the plugin accepts with --factory-config",
+                     c->cfg->factory_config, (int)s, msg);
+    return -1;
+  }
+  return 0;
+}
+
+/* Checks a factory handle; returns nonzero when it can be used. */
+static int check_factory(nc_case *c, const nve_ext_table_factory_t *f)
+{
+  int ok = 1;
+  if (!f->self) {
+    nc_fail(c, "nve_plugin_create_external_factory", "a non-NULL self with NVE_SUCCESS", "NULL");
+    ok = 0;
+  }
+  if (!f->ops) {
+    nc_fail(c, "nve_plugin_create_external_factory", "a non-NULL ops with NVE_SUCCESS", "NULL");
+    return 0;
+  }
+  if (f->ops->struct_size < sizeof(nve_ext_table_factory_ops_t)) {
+    nc_fail(c, "factory ops struct_size", ">= 32 (the whole 1.0 struct)", "%u",
+            (unsigned)f->ops->struct_size);
+    return 0;
+  }
+  for (int i = 0; i < NC_FACTORY_OPS_FNS; i++)
+    if (!nc_factory_ops_fn(f->ops, i)) {
+      nc_fail(c, "factory ops", "every 1.0 function pointer non-NULL", "%s is NULL",
+              nc_factory_ops_names[i]);
+      ok = 0;
+    }
+  if (ok)
+    nc_note(c, "factory handle", "usable", "self %p, struct_size %u", f->self,
+            (unsigned)f->ops->struct_size);
+  return ok;
+}
+
+static int check_table(nc_case *c, const nve_ext_table_t *t)
+{
+  int ok = 1;
+  if (!t->self) {
+    nc_fail(c, "factory produce", "a non-NULL table self with NVE_SUCCESS", "NULL");
+    ok = 0;
+  }
+  if (!t->ops) {
+    nc_fail(c, "factory produce", "a non-NULL table ops with NVE_SUCCESS", "NULL");
+    return 0;
+  }
+  if (t->ops->struct_size < sizeof(nve_ext_table_ops_t)) {
+    nc_fail(c, "table ops struct_size", ">= 144 (the whole 1.0 struct)", "%u",
+            (unsigned)t->ops->struct_size);
+    return 0;
+  }
+  for (int i = 0; i < NC_TABLE_OPS_FNS; i++)
+    if (!nc_table_ops_fn(t->ops, i)) {
+      nc_fail(c, "table ops", "every 1.0 function pointer non-NULL", "%s is NULL",
+              nc_table_ops_names[i]);
+      ok = 0;
+    }
+  if (ok)
+    nc_note(c, "table handle", "usable", "self %p, struct_size %u", t->self,
+            (unsigned)t->ops->struct_size);
+  return ok;
+}
+
+/* Produces a table from a usable factory; 0 on success (table in *t). */
+static int produce_table(nc_case *c, const nve_ext_table_factory_t *f, nve_ext_table_t *t)
+{
+  nve_status_t s = nc_call_produce(f, 1, c->cfg->table_config, t);
+  if (s == NVE_SUCCESS)
+    return 0;
+  char msg[512] = "";
+  nc_read_plugin_string(nc_call_factory_last_error(f), msg, sizeof(msg));
+  nc_harness_error(c,
+                   "produce with config %s failed (status %d: %s); give a config the plugin "
+                   "accepts with --table-config",
+                   c->cfg->table_config, (int)s, msg);
+  return -1;
+}
+
+void nc_case_ver_03(nc_case *c)
+{
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  if (make_handles(c, &f, &t) != 0 || !check_factory(c, &f))
+    return; /* a host does not destroy a factory whose prefix is unusable */
+  if (produce_table(c, &f, &t) == 0 && check_table(c, &t))
+    nc_call_table_destroy(&t);
+  nc_call_factory_destroy(&f);
+}
+
+/* Warns when a vtable's struct_size is not what its declared minor implies. */
+static void check_size(nc_case *c, const char *what, uint32_t size, uint32_t size_1_0,
+                       uint32_t minor)
+{
+  char expected[96];
+  if (minor == 0)
+    snprintf(expected, sizeof(expected), "exactly %u (ABI 1.0)", (unsigned)size_1_0);
+  else
+    snprintf(expected, sizeof(expected), "%u..65536 (ABI 1.%u)", (unsigned)size_1_0,
+             (unsigned)minor);
+  int plausible = minor == 0 ? size == size_1_0 : size >= size_1_0 && size <= 65536;
+  if (plausible)
+    nc_note(c, what, expected, "%u", (unsigned)size);
+  else
+    nc_fail(c, what, expected, "%u", (unsigned)size);
+}
+
+void nc_case_ver_04(nc_case *c)
+{
+  uint32_t major, minor;
+  if (read_version(c, &major, &minor) != 0)
+    return;
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  if (make_handles(c, &f, &t) != 0)
+    return;
+  if (!f.ops) {
+    nc_skip(c, "blocked: the factory has no ops (VER-03)");
+    return;
+  }
+  if (f.ops->struct_size < sizeof(nve_ext_table_factory_ops_t) || !f.ops->produce) {
+    nc_skip(c, "blocked: the factory ops do not cover ABI 1.0 (VER-03)");
+    return;
+  }
+  check_size(c, "factory ops struct_size", f.ops->struct_size,
+             (uint32_t)sizeof(nve_ext_table_factory_ops_t), minor);
+  if (produce_table(c, &f, &t) == 0 && t.ops) {
+    if (t.ops->struct_size < sizeof(nve_ext_table_ops_t))
+      nc_note(c, "table ops struct_size", "covered by VER-03", "%u, below ABI 1.0",
+              (unsigned)t.ops->struct_size);
+    else
+      check_size(c, "table ops struct_size", t.ops->struct_size,
+                 (uint32_t)sizeof(nve_ext_table_ops_t), minor);
+    if (t.ops->struct_size >= sizeof(nve_ext_table_ops_t) && t.ops->destroy)
+      nc_call_table_destroy(&t);
+  }
+  if (f.ops->destroy)
+    nc_call_factory_destroy(&f);
+}

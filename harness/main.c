@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* nve-conform: the command line. Parses arguments, runs the suite through
+ * libnveconform, prints and writes the reports, and sets the exit code. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nve_conform.h"
+#include "plugin/nve_plugin_common.h"
+
+#define MAX_FILTERS 64
+
+static const char usage_text[] =
+    "Usage: nve-conform [OPTIONS] PLUGIN.so\n"
+    "Checks an NVE table plugin against the plugin ABI contract, rule by rule.\n"
+    "\n"
+    "Selecting rules:\n"
+    "  -l, --list               list the rules and exit\n"
+    "  -r, --rule GLOB          run rules whose ID matches GLOB (e.g. 'SYM-*');\n"
+    "                           repeat or separate with commas\n"
+    "  -f, --family NAME        run the rules of a family (SYM, VER, ...)\n"
+    "\n"
+    "Driving the plugin:\n"
+    "      --factory-config JSON  JSON handed to factory creation (default {})\n"
+    "      --table-config JSON    JSON handed to produce (default {})\n"
+    "      --host-abi MAJOR.MINOR act as a host of this ABI version (default %u.%u)\n"
+    "      --seed N             seed for randomised cases (default: random, reported)\n"
+    "      --timeout SEC        per-case time limit (default 5); the environment\n"
+    "                           variable NVE_CONFORM_TIMEOUT_MULTIPLIER scales it\n"
+    "      --no-fork            run cases in this process (debugging only: a\n"
+    "                           crashing plugin then ends nve-conform)\n"
+    "\n"
+    "Reports:\n"
+    "      --json FILE          write the JSON report to FILE\n"
+    "      --junit FILE         write a JUnit XML report to FILE\n"
+    "      --strict             SHOULD-rule warnings fail the run\n"
+    "      --color WHEN         colour the text report: auto (default), always, never\n"
+    "  -v, --verbose            also show the evidence of passing rules\n"
+    "  -q, --quiet              print only the summary line (and failures)\n"
+    "  -h, --help               show this help and exit\n"
+    "  -V, --version            show the version and exit\n"
+    "\n"
+    "Exit status: 0 every MUST rule that ran passed; 1 a MUST rule failed (or a\n"
+    "SHOULD rule, with --strict); 2 usage or input error; 3 the harness could not\n"
+    "run (part of) the suite.\n";
+
+typedef struct cli {
+  nc_options opt;
+  const char *rules[MAX_FILTERS + 1];
+  const char *families[MAX_FILTERS + 1];
+  size_t nrules, nfamilies;
+  const char *json_path, *junit_path;
+  int list, quiet, verbose, colour; /* colour: -1 auto, 0 never, 1 always */
+  char *error;                      /* first usage error */
+} cli;
+
+static void usage_error(cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void usage_error(cli *c, const char *fmt, ...)
+{
+  if (c->error)
+    return; /* the first error wins */
+  va_list ap;
+  va_start(ap, fmt);
+  if (vasprintf(&c->error, fmt, ap) < 0)
+    c->error = NULL;
+  va_end(ap);
+}
+
+/* Splits a comma-separated argument into list (pointers into arg). */
+static void add_list(cli *c, char *arg, const char **list, size_t *n, const char *what)
+{
+  for (char *save = NULL, *tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (*n == MAX_FILTERS) {
+      usage_error(c, "too many %s filters (at most %d)", what, MAX_FILTERS);
+      return;
+    }
+    list[(*n)++] = tok;
+  }
+}
+
+static int parse_number(const char *s, double *out)
+{
+  char *end;
+  errno = 0;
+  *out = strtod(s, &end);
+  return errno == 0 && end != s && *end == '\0';
+}
+
+static void parse(cli *c, int argc, char **argv)
+{
+  enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR };
+  static const struct option longopts[] = {
+      {"list", no_argument, NULL, 'l'},
+      {"rule", required_argument, NULL, 'r'},
+      {"family", required_argument, NULL, 'f'},
+      {"factory-config", required_argument, NULL, OPT_FACTORY},
+      {"table-config", required_argument, NULL, OPT_TABLE},
+      {"host-abi", required_argument, NULL, OPT_HOST_ABI},
+      {"seed", required_argument, NULL, OPT_SEED},
+      {"timeout", required_argument, NULL, OPT_TIMEOUT},
+      {"no-fork", no_argument, NULL, OPT_NO_FORK},
+      {"json", required_argument, NULL, OPT_JSON},
+      {"junit", required_argument, NULL, OPT_JUNIT},
+      {"strict", no_argument, NULL, OPT_STRICT},
+      {"color", required_argument, NULL, OPT_COLOR},
+      {"colour", required_argument, NULL, OPT_COLOR},
+      {"verbose", no_argument, NULL, 'v'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
+      {NULL, 0, NULL, 0}};
+  opterr = 0;
+  int ch;
+  while ((ch = getopt_long(argc, argv, ":lr:f:vqhV", longopts, NULL)) != -1) {
+    double num;
+    switch (ch) {
+    case 'l': c->list = 1; break;
+    case 'r': add_list(c, optarg, c->rules, &c->nrules, "--rule"); break;
+    case 'f': add_list(c, optarg, c->families, &c->nfamilies, "--family"); break;
+    case OPT_FACTORY: c->opt.factory_config = optarg; break;
+    case OPT_TABLE: c->opt.table_config = optarg; break;
+    case OPT_HOST_ABI: {
+      unsigned major, minor;
+      char extra;
+      if (sscanf(optarg, "%u.%u%c", &major, &minor, &extra) != 2)
+        usage_error(c, "--host-abi takes MAJOR.MINOR, e.g. 1.0 (got '%s')", optarg);
+      c->opt.host_abi_major = major;
+      c->opt.host_abi_minor = minor;
+      break;
+    }
+    case OPT_SEED: {
+      char *end;
+      errno = 0;
+      unsigned long long seed = strtoull(optarg, &end, 0);
+      if (errno || end == optarg || *end || optarg[0] == '-')
+        usage_error(c, "--seed takes a non-negative integer (got '%s')", optarg);
+      c->opt.seed = seed;
+      break;
+    }
+    case OPT_TIMEOUT:
+      if (!parse_number(optarg, &num) || num <= 0 || num > 86400)
+        usage_error(c, "--timeout takes seconds, more than 0 (got '%s')", optarg);
+      c->opt.timeout_s = num;
+      break;
+    case OPT_NO_FORK: c->opt.no_fork = 1; break;
+    case OPT_JSON: c->json_path = optarg; break;
+    case OPT_JUNIT: c->junit_path = optarg; break;
+    case OPT_STRICT: c->opt.strict = 1; break;
+    case OPT_COLOR:
+      if (strcmp(optarg, "auto") == 0)
+        c->colour = -1;
+      else if (strcmp(optarg, "always") == 0)
+        c->colour = 1;
+      else if (strcmp(optarg, "never") == 0)
+        c->colour = 0;
+      else
+        usage_error(c, "--color takes auto, always or never (got '%s')", optarg);
+      break;
+    case 'v': c->verbose = 1; break;
+    case 'q': c->quiet = 1; break;
+    case 'h': printf(usage_text, NVE_PLUGIN_ABI_VERSION_MAJOR, NVE_PLUGIN_ABI_VERSION_MINOR); exit(0);
+    case 'V':
+      printf("nve-conform %s (ruleset %s, plugin ABI %u.%u)\n", NC_HARNESS_VERSION_STRING,
+             NC_RULESET_VERSION_STRING, NVE_PLUGIN_ABI_VERSION_MAJOR, NVE_PLUGIN_ABI_VERSION_MINOR);
+      exit(0);
+    case ':': usage_error(c, "option '%s' needs an argument", argv[optind - 1]); break;
+    default:
+      if (optopt)
+        usage_error(c, "unknown option '-%c'", optopt);
+      else
+        usage_error(c, "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (!c->list) {
+    if (optind == argc)
+      usage_error(c, "no plugin given");
+    else if (argc - optind > 1)
+      usage_error(c, "one plugin at a time (got %d arguments)", argc - optind);
+    else
+      c->opt.plugin_path = argv[optind];
+  }
+}
+
+static void list_rules(void)
+{
+  size_t n = nc_rule_count();
+  const nc_rule_info **sorted = calloc(n, sizeof(*sorted));
+  if (!sorted)
+    return;
+  for (size_t i = 0; i < n; i++)
+    sorted[i] = nc_rule_at(i);
+  for (size_t i = 1; i < n; i++) /* insertion sort: the table is small */
+    for (size_t k = i; k > 0 && strcmp(sorted[k - 1]->id, sorted[k]->id) > 0; k--) {
+      const nc_rule_info *t = sorted[k];
+      sorted[k] = sorted[k - 1];
+      sorted[k - 1] = t;
+    }
+  for (size_t i = 0; i < n; i++)
+    printf("%-7s %-6s %s\n", sorted[i]->id, nc_severity_name(sorted[i]->severity),
+           sorted[i]->title);
+  free(sorted);
+}
+
+static void show_progress(void *user, size_t done, size_t total, const char *id, nc_verdict v)
+{
+  (void)user;
+  fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", done, total, id, nc_verdict_name(v));
+  if (done == total)
+    fprintf(stderr, "\r\033[K");
+  fflush(stderr);
+}
+
+static int write_reports(const cli *c, const nc_report *r)
+{
+  char err[512];
+  int failed = 0;
+  if (c->json_path && nc_report_write_json(r, c->json_path, err, sizeof(err)) != 0) {
+    fprintf(stderr, "nve-conform: %s\n", err);
+    failed = 1;
+  }
+  if (c->junit_path && nc_report_write_junit(r, c->junit_path, err, sizeof(err)) != 0) {
+    fprintf(stderr, "nve-conform: %s\n", err);
+    failed = 1;
+  }
+  return failed;
+}
+
+int main(int argc, char **argv)
+{
+  cli c;
+  memset(&c, 0, sizeof(c));
+  c.colour = -1;
+  nc_options_init(&c.opt);
+  parse(&c, argc, argv);
+  c.opt.rule_globs = c.nrules ? c.rules : NULL;
+  c.opt.families = c.nfamilies ? c.families : NULL;
+  c.opt.verbose = c.verbose;
+  c.opt.argc = argc;
+  c.opt.argv = argv;
+  if (c.list && !c.error) {
+    list_rules();
+    return 0;
+  }
+  int tty = isatty(STDOUT_FILENO);
+  int colour = c.colour == -1 ? tty && !getenv("NO_COLOR") : c.colour;
+  if (!c.error && isatty(STDERR_FILENO) && !c.quiet && !getenv("CI")) {
+    c.opt.on_result = show_progress;
+  }
+
+  /* On a usage error, still produce the requested report files, so CI finds
+   * a complete, valid report that says what went wrong. */
+  nc_report *r = c.error ? nc_report_new_error(&c.opt, c.error) : nc_run(&c.opt);
+  if (!r) {
+    fprintf(stderr, "nve-conform: out of memory\n");
+    return NC_EXIT_HARNESS;
+  }
+  const char *error = nc_report_error(r);
+  int code = nc_report_exit_code(r);
+  if (error) {
+    fprintf(stderr, "nve-conform: %s\n", error);
+    if (code == NC_EXIT_USAGE)
+      fprintf(stderr, "Try 'nve-conform --help' for more information.\n");
+  } else if (!c.quiet) {
+    nc_report_print_text(r, stdout, colour);
+  } else {
+    nc_report_print_summary(r, stdout);
+  }
+  if (write_reports(&c, r) != 0 && code == NC_EXIT_PASS)
+    code = NC_EXIT_USAGE;
+  nc_report_free(r);
+  free(c.error);
+  return code;
+}

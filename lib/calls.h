@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Every call from a case into plugin code goes through these wrappers:
+ * they name the callback for crash attribution (trace.h) and are the one
+ * place where later checks on every call (statuses, device, allocations)
+ * hook in. */
+#ifndef NC_CALLS_H
+#define NC_CALLS_H
+
+#include "loader.h"
+
+nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
+                                    nve_ext_table_factory_t *out, const char **out_error);
+nve_status_t nc_call_produce(const nve_ext_table_factory_t *f, int64_t table_id,
+                             const char *json, nve_ext_table_t *out);
+const char *nc_call_factory_last_error(const nve_ext_table_factory_t *f);
+void nc_call_factory_destroy(const nve_ext_table_factory_t *f);
+void nc_call_table_destroy(const nve_ext_table_t *t);
+
+/* Names of the 1.0 function-pointer fields, in layout order, and a way to
+ * read them by index (for the NULL-entry checks). */
+#define NC_TABLE_OPS_FNS 17
+#define NC_FACTORY_OPS_FNS 3
+extern const char *const nc_table_ops_names[NC_TABLE_OPS_FNS];
+extern const char *const nc_factory_ops_names[NC_FACTORY_OPS_FNS];
+const void *nc_table_ops_fn(const nve_ext_table_ops_t *ops, int i);
+const void *nc_factory_ops_fn(const nve_ext_table_factory_ops_t *ops, int i);
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What every case child needs to know about the run: the options, resolved
+ * and checked by the parent before any plugin code runs. */
+#ifndef NC_CONFIG_H
+#define NC_CONFIG_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "elf_info.h"
+#include "nve_conform.h"
+
+typedef struct nc_config {
+  char plugin_path[PATH_MAX]; /* as given, or made absolute when it was a file */
+  nc_elf_info elf;
+  char elf_error[512]; /* why elf is not loadable */
+  const char *factory_config;
+  const char *table_config;
+  unsigned host_major, host_minor;
+  double timeout_s;
+  uint64_t seed;
+  int no_fork;
+  int verbose;
+} nc_config;
+
+#endif

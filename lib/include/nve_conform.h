@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * nve_conform.h: run the nve-conform suite from C.
+ *
+ *   nc_options opt;
+ *   nc_options_init(&opt);
+ *   opt.plugin_path = "libmy-plugin.so";
+ *   nc_report *r = nc_run(&opt);
+ *   nc_report_print_text(r, stdout, 0);
+ *   int code = nc_report_exit_code(r);  // 0 pass, 1 fail, 2 input, 3 harness
+ *   nc_report_free(r);
+ */
+#ifndef NVE_CONFORM_H
+#define NVE_CONFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NC_HARNESS_VERSION_STRING "0.1.0"
+#define NC_RULESET_VERSION_STRING "2026.11"
+
+/* Exit codes of the command line and of nc_report_exit_code(). */
+enum {
+  NC_EXIT_PASS = 0,    /* every MUST rule that ran passed */
+  NC_EXIT_FAIL = 1,    /* a MUST rule failed (or a SHOULD rule, under strict) */
+  NC_EXIT_USAGE = 2,   /* bad arguments or unreadable input */
+  NC_EXIT_HARNESS = 3, /* the harness could not run (some of) the suite */
+};
+
+typedef enum {
+  NC_VERDICT_PASS = 0,
+  NC_VERDICT_FAIL,
+  NC_VERDICT_WARN,
+  NC_VERDICT_SKIP,
+  NC_VERDICT_ERROR,
+  NC_VERDICT_COUNT_
+} nc_verdict;
+
+typedef enum { NC_MUST = 0, NC_SHOULD = 1 } nc_severity;
+
+/* Static description of one rule (a row of the case table). */
+typedef struct nc_rule_info {
+  const char *id;     /* "SYM-01" */
+  const char *family; /* "SYM" */
+  nc_severity severity;
+  const char *title;
+  const char *clause; /* where the contract says it: "abi.md §2" */
+} nc_rule_info;
+
+size_t nc_rule_count(void);
+const nc_rule_info *nc_rule_at(size_t i); /* catalogue order */
+const nc_rule_info *nc_rule_find(const char *id);
+
+typedef struct nc_options {
+  const char *plugin_path;
+  const char *const *rule_globs; /* NULL-terminated; NULL: all rules */
+  const char *const *families;   /* NULL-terminated; NULL: all families */
+  const char *factory_config;    /* JSON text handed to creation; default "{}" */
+  const char *table_config;      /* JSON text handed to produce; default "{}" */
+  unsigned host_abi_major;       /* default NVE_PLUGIN_ABI_VERSION_MAJOR */
+  unsigned host_abi_minor;       /* default NVE_PLUGIN_ABI_VERSION_MINOR */
+  double timeout_s;              /* per case; default 5 */
+  uint64_t seed;
+  int no_fork;  /* run cases in this process (debugging; a crash ends it) */
+  int strict;   /* WARN fails the run */
+  int verbose;
+  /* Called after each case, e.g. for progress output; may be NULL. */
+  void (*on_result)(void *user, size_t done, size_t total, const char *rule_id,
+                    nc_verdict verdict);
+  void *on_result_user;
+  /* The command line, recorded in the report header; may be NULL. */
+  int argc;
+  char *const *argv;
+} nc_options;
+
+void nc_options_init(nc_options *opt);
+
+typedef struct nc_report nc_report;
+
+/* Runs the selected rules against opt->plugin_path. Never returns NULL; on an
+ * input or usage problem the report carries the message and exit code 2. */
+nc_report *nc_run(const nc_options *opt);
+void nc_report_free(nc_report *r);
+/* A report that records a usage error instead of a run (exit code 2), with
+ * the header filled from opt, so report files can still be written. */
+nc_report *nc_report_new_error(const nc_options *opt, const char *message);
+
+int nc_report_exit_code(const nc_report *r);
+const char *nc_report_error(const nc_report *r); /* NULL when the run happened */
+
+/* Human-readable report; colour adds ANSI escapes. With opt.verbose the
+ * evidence of passing rules is shown too. */
+void nc_report_print_text(const nc_report *r, FILE *out, int colour);
+/* Just the non-passing rules and the summary line. */
+void nc_report_print_summary(const nc_report *r, FILE *out);
+
+/* Machine-readable reports, written atomically (temp file, then rename).
+ * Return 0, or -1 with a message in err. */
+int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t errlen);
+int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_t errlen);
+
+const char *nc_verdict_name(nc_verdict v);
+const char *nc_severity_name(nc_severity s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NVE_CONFORM_H */

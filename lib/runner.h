@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Runs one piece of harness code that calls into a plugin in a child
+ * process of its own: forked, in its own process group, with stdout and
+ * stderr captured, results streamed back over a pipe, and a deadline after
+ * which the whole group is killed. The parent never runs plugin code. */
+#ifndef NC_RUNNER_H
+#define NC_RUNNER_H
+
+#include <stddef.h>
+
+#include "record.h"
+
+/* Exit status a child uses when its result channel was closed under it. */
+#define NC_CHILD_EXIT_CHANNEL_LOST 121
+
+typedef struct nc_child_result {
+  nc_record *records;
+  size_t nrecords, cap;
+  int ended;     /* the body returned and the END record arrived */
+  int timed_out; /* killed at the deadline */
+  int signo;     /* nonzero: the child died of this signal */
+  int exit_code; /* when it exited (-1 otherwise) */
+  char *output;  /* the tail of what the child printed, or NULL */
+  double seconds;
+} nc_child_result;
+
+typedef void (*nc_child_body)(void *arg);
+
+/* Runs body(arg) in a child with the given timeout. With in_process set it
+ * runs here instead (a crash then ends the harness). Returns 0, or -1 with a
+ * message in err when the harness itself could not run it (fork or pipe
+ * failed). */
+int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_process,
+                    nc_child_result *out, char *err, size_t errlen);
+void nc_child_result_free(nc_child_result *r);
+
+/* The last record with this tag, or NULL. */
+const nc_record *nc_child_last(const nc_child_result *r, const char *tag);
+
+#endif

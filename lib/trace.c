@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "trace.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record.h"
+
+static int channel_fd = -1;
+static volatile sig_atomic_t channel_lost;
+static char current_callback[128];
+static volatile sig_atomic_t in_callback;
+
+int nc_trace_fd(void) { return channel_fd; }
+int nc_trace_channel_lost(void) { return channel_lost; }
+
+void nc_trace_record(const char *tag, size_t nfields, const char *const *fields)
+{
+  if (channel_fd < 0 || channel_lost)
+    return;
+  if (nc_record_write(channel_fd, tag, nfields, fields) != 0 && errno == EBADF)
+    channel_lost = 1;
+}
+
+void nc_trace_enter(const char *callback)
+{
+  snprintf(current_callback, sizeof(current_callback), "%s", callback);
+  in_callback = 1;
+  const char *f[] = {callback};
+  nc_trace_record("PHASE", 1, f);
+}
+
+void nc_trace_leave(void) { in_callback = 0; }
+
+const char *nc_trace_current(void) { return in_callback ? current_callback : NULL; }
+
+/* Writes "module+0xoffset (symbol+0xdelta)" for a return address. */
+static void describe_frame(void *addr, char *out, size_t outlen)
+{
+  Dl_info info;
+  if (dladdr(addr, &info) && info.dli_fname) {
+    const char *base = strrchr(info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)info.dli_fbase;
+    if (info.dli_sname)
+      snprintf(out, outlen, "%s+0x%lx (%s+0x%lx)", base, (unsigned long)off, info.dli_sname,
+               (unsigned long)((uintptr_t)addr - (uintptr_t)info.dli_saddr));
+    else
+      snprintf(out, outlen, "%s+0x%lx", base, (unsigned long)off);
+  } else {
+    snprintf(out, outlen, "%p", addr);
+  }
+}
+
+/* Reports the signal, the callback it hit and a backtrace, then dies of the
+ * same signal so the parent sees it. dladdr and snprintf are not strictly
+ * async-signal-safe; the process is going down either way, and the parent
+ * still learns the signal from waitpid if this handler itself fails. */
+static void on_crash(int signo, siginfo_t *si, void *uc)
+{
+  (void)uc;
+  char sig[16], addr[32];
+  snprintf(sig, sizeof(sig), "%d", signo);
+  snprintf(addr, sizeof(addr), "%p", si ? si->si_addr : NULL);
+  const char *f[] = {sig, in_callback ? current_callback : "", addr};
+  nc_trace_record("CRASH", 3, f);
+  void *frames[48];
+  int n = backtrace(frames, 48);
+  for (int i = 2; i < n; i++) { /* skip this handler and the signal trampoline */
+    char line[512];
+    describe_frame(frames[i], line, sizeof(line));
+    const char *ff[] = {line};
+    nc_trace_record("FRAME", 1, ff);
+  }
+  signal(signo, SIG_DFL);
+  raise(signo);
+}
+
+void nc_trace_start(int fd)
+{
+  channel_fd = fd;
+  channel_lost = 0;
+  in_callback = 0;
+  if (fd < 0)
+    return;
+  /* Load the unwinder now: backtrace() would otherwise dlopen it inside the
+   * crash handler. */
+  void *warm[2];
+  backtrace(warm, 2);
+
+  static char altstack[64 * 1024];
+  stack_t ss = {.ss_sp = altstack, .ss_size = sizeof(altstack), .ss_flags = 0};
+  sigaltstack(&ss, NULL);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_sigaction = on_crash;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+  for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+    sigaction(sigs[i], &sa, NULL);
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* check_verdicts REPORT.json EXIT-CODE EXPECTED-EXIT SPEC...
+ *
+ * Compares a JSON report with the verdicts a fixture must get. SPEC words
+ * are RULE=VERDICT; "*=VERDICT" covers every rule not named. Every result
+ * in the report is compared, so a rule that passes where it should fail is
+ * caught as surely as one that fails where it should pass. Prints one line
+ * per difference; exits 0 when there is none. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *slurp(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+  }
+  if (buf)
+    buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* The verdict SPEC demands for id, or NULL. */
+static const char *expected_for(const char *id, int nspec, char **spec)
+{
+  const char *fallback = NULL;
+  for (int i = 0; i < nspec; i++) {
+    const char *eq = strchr(spec[i], '=');
+    if (!eq)
+      continue;
+    size_t len = (size_t)(eq - spec[i]);
+    if (len == 1 && spec[i][0] == '*')
+      fallback = eq + 1;
+    else if (strlen(id) == len && strncmp(spec[i], id, len) == 0)
+      return eq + 1;
+  }
+  return fallback;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 4) {
+    fprintf(stderr, "usage: check_verdicts REPORT.json EXIT EXPECTED-EXIT RULE=VERDICT...\n");
+    return 2;
+  }
+  char *text = slurp(argv[1]);
+  if (!text) {
+    printf("report %s is missing\n", argv[1]);
+    return 1;
+  }
+  cJSON *root = cJSON_Parse(text);
+  free(text);
+  if (!root) {
+    printf("report %s is not valid JSON\n", argv[1]);
+    return 1;
+  }
+  int differences = 0;
+  if (strcmp(argv[2], argv[3]) != 0) {
+    printf("exit code %s, expected %s\n", argv[2], argv[3]);
+    differences++;
+  }
+  int nspec = argc - 4;
+  char **spec = argv + 4;
+  const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
+  const cJSON *res;
+  int seen = 0;
+  cJSON_ArrayForEach(res, results)
+  {
+    const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "id"));
+    const char *got = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "verdict"));
+    const char *reason = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "reason"));
+    const char *want = id ? expected_for(id, nspec, spec) : NULL;
+    seen++;
+    if (!id || !got) {
+      printf("a result lacks its id or verdict\n");
+      differences++;
+    } else if (!want) {
+      printf("%s: %s, but the table gives no verdict for it\n", id, got);
+      differences++;
+    } else if (strcmp(want, got) != 0) {
+      printf("%s: %s, expected %s (%s)\n", id, got, want, reason ? reason : "no reason");
+      differences++;
+    }
+  }
+  /* A rule named in the spec must be in the report. */
+  for (int i = 0; i < nspec; i++) {
+    if (spec[i][0] == '*')
+      continue;
+    int found = 0;
+    cJSON_ArrayForEach(res, results)
+    {
+      const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "id"));
+      if (id && strncmp(spec[i], id, strlen(id)) == 0 && spec[i][strlen(id)] == '=')
+        found = 1;
+    }
+    if (!found) {
+      printf("%s: not in the report\n", spec[i]);
+      differences++;
+    }
+  }
+  if (seen == 0 && !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "error"))) {
+    printf("the report has no results and no error\n");
+    differences++;
+  }
+  cJSON_Delete(root);
+  return differences ? 1 : 0;
+}
