@@ -243,3 +243,63 @@ void nc_elf_info_clear(nc_elf_info *info)
     free(info->needed[i]);
   info->needed_count = 0;
 }
+
+/* Searches one symbol table section for a function containing offset. */
+static int search_symbols(const unsigned char *image, size_t size, const Elf64_Shdr *sh,
+                          size_t shnum, size_t table, uint64_t offset, char *out, size_t outlen)
+{
+  const Elf64_Shdr *symtab = &sh[table];
+  if (symtab->sh_link >= shnum || symtab->sh_entsize != sizeof(Elf64_Sym) ||
+      symtab->sh_offset > size || symtab->sh_size > size - symtab->sh_offset)
+    return -1;
+  const Elf64_Shdr *strtab = &sh[symtab->sh_link];
+  if (strtab->sh_offset > size || strtab->sh_size > size - strtab->sh_offset)
+    return -1;
+  size_t count = symtab->sh_size / sizeof(Elf64_Sym);
+  for (size_t i = 0; i < count; i++) {
+    Elf64_Sym sym;
+    memcpy(&sym, image + symtab->sh_offset + i * sizeof(sym), sizeof(sym));
+    if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value > offset ||
+        offset - sym.st_value >= (sym.st_size ? sym.st_size : 1))
+      continue;
+    char name[256];
+    if (sym.st_name >= strtab->sh_size ||
+        copy_string(image, size, strtab->sh_offset + sym.st_name, name, sizeof(name)) != 0)
+      return -1;
+    snprintf(out, outlen, "%s+0x%lx", name, (unsigned long)(offset - sym.st_value));
+    return 0;
+  }
+  return -1;
+}
+
+int nc_elf_symbolize_file(const char *path, uint64_t offset, char *out, size_t outlen)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+    close(fd);
+    return -1;
+  }
+  size_t size = (size_t)st.st_size;
+  unsigned char *image = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (image == MAP_FAILED)
+    return -1;
+  int rc = -1;
+  Elf64_Ehdr eh;
+  memcpy(&eh, image, sizeof(eh));
+  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+      eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shoff <= size &&
+      (size - eh.e_shoff) / sizeof(Elf64_Shdr) >= eh.e_shnum) {
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(image + eh.e_shoff);
+    /* The full symbol table first: it has the static functions. */
+    for (unsigned want = SHT_SYMTAB; rc != 0 && want; want = want == SHT_SYMTAB ? SHT_DYNSYM : 0)
+      for (size_t i = 0; rc != 0 && i < eh.e_shnum; i++)
+        if (sh[i].sh_type == want)
+          rc = search_symbols(image, size, sh, eh.e_shnum, i, offset, out, outlen);
+  }
+  munmap(image, size);
+  return rc;
+}

@@ -5,6 +5,7 @@
 #define NC_ELF_INFO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define NC_ELF_MAX_NEEDED 64
 
@@ -26,6 +27,11 @@ int nc_elf_inspect_image(const unsigned char *image, size_t size, nc_elf_info *i
 /* Same, for a file; also fails for unreadable files. */
 int nc_elf_inspect_file(const char *path, nc_elf_info *info, char *err, size_t errlen);
 void nc_elf_info_clear(nc_elf_info *info);
+
+/* Names the function of the file at path that contains the load-relative
+ * address offset (static functions too, when the file keeps its .symtab).
+ * Returns 0 and writes "name+0xdelta", or -1. */
+int nc_elf_symbolize_file(const char *path, uint64_t offset, char *out, size_t outlen);
 
 /* The host's own ELF machine (EM_*) and a name for any machine number. */
 unsigned nc_elf_host_machine(void);

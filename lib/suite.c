@@ -119,6 +119,22 @@ static void describe_end(const nc_child_result *cr, double timeout_s, char *out,
              cr->exit_code);
 }
 
+/* A frame in the plugin that dladdr could not name ("x.so+0x10f7") gets its
+ * function from the file's symbol table, which also lists static ones. */
+static char *symbolized_frame(const char *frame, const nc_config *cfg)
+{
+  const char *base = strrchr(cfg->plugin_path, '/');
+  base = base ? base + 1 : cfg->plugin_path;
+  size_t blen = strlen(base);
+  unsigned long offset;
+  char sym[300];
+  if (strncmp(frame, base, blen) == 0 && strncmp(frame + blen, "+0x", 3) == 0 &&
+      !strchr(frame, '(') && sscanf(frame + blen + 3, "%lx", &offset) == 1 &&
+      nc_elf_symbolize_file(cfg->plugin_path, offset, sym, sizeof(sym)) == 0)
+    return nc_strdupf("%s (%s)", frame, sym);
+  return sanitized(frame);
+}
+
 static void derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg)
 {
   int nfail = 0, nwarn = 0, nerror = 0, settled = 0, crashed_in_plugin = 0;
@@ -149,7 +165,7 @@ static void derive_result(nc_result *res, const nc_child_result *cr, const nc_co
       char **p = realloc(res->frames, (res->nframes + 1) * sizeof(*p));
       if (p) {
         res->frames = p;
-        res->frames[res->nframes++] = sanitized(f0);
+        res->frames[res->nframes++] = symbolized_frame(f0, cfg);
       }
     }
   }
@@ -329,6 +345,8 @@ static char *reproduce_line(const nc_config *cfg, const char *id)
     nc_strbuf_puts(&b, " --table-config ");
     shell_quote(&b, cfg->table_config);
   }
+  if (cfg->timeout_s != 5.0)
+    nc_strbuf_printf(&b, " --timeout %g", cfg->timeout_s);
   nc_strbuf_printf(&b, " --seed %llu ", (unsigned long long)cfg->seed);
   shell_quote(&b, cfg->plugin_path);
   return b.data;
