@@ -562,14 +562,12 @@ nc_report *nc_run(const nc_options *opt)
     nc_result *res = nc_report_add(r, &def->info);
     if (!res)
       break;
-    res->reproduce = reproduce_line(&cfg, def->info.id);
     char why[1024];
     const char *owner; /* the rule named in a "blocked" reason */
     if (strcmp(def->info.id, NC_PROBE_RULE) == 0) {
       /* Reuse the probe's result: running the constructors again would only
        * repeat it (and a hang would cost a second timeout). */
       *res = probe_res;
-      res->reproduce = reproduce_line(&cfg, def->info.id);
       memset(&probe_res, 0, sizeof(probe_res));
       r->executed++;
     } else if (blocked_reason(def, &cfg, &ps, &owner, why, sizeof(why))) {
@@ -584,6 +582,7 @@ nc_report *nc_run(const nc_options *opt)
         r->harness_error = 1;
       }
     }
+    res->reproduce = reproduce_line(&cfg, def->info.id);
     done++;
     if (opt->on_result)
       opt->on_result(opt->on_result_user, done, r->selected, def->info.id, res->verdict);
