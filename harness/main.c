@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,10 +217,19 @@ static void show_progress(void *user, size_t done, size_t total, const char *id,
   fflush(stderr);
 }
 
+/* Ctrl-C or a CI timeout: take the running case's processes down too. */
+static void on_terminate(int signo)
+{
+  nc_abort_running_case();
+  signal(signo, SIG_DFL);
+  raise(signo);
+}
+
 static int write_reports(const cli *c, const nc_report *r)
 {
   char err[512];
   int failed = 0;
+  fflush(NULL); /* a report may go to /dev/stdout, after the text report */
   if (c->json_path && nc_report_write_json(r, c->json_path, err, sizeof(err)) != 0) {
     fprintf(stderr, "nve-conform: %s\n", err);
     failed = 1;
@@ -252,6 +262,10 @@ int main(int argc, char **argv)
   if (!c.error && isatty(STDERR_FILENO) && !c.quiet && !getenv("CI")) {
     c.opt.on_result = show_progress;
   }
+
+  signal(SIGINT, on_terminate);
+  signal(SIGTERM, on_terminate);
+  signal(SIGHUP, on_terminate);
 
   /* On a usage error, still produce the requested report files, so CI finds
    * a complete, valid report that says what went wrong. */

@@ -10,29 +10,64 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int nc_write_file_atomic(const char *path, const char *data, size_t len, char *err,
-                         size_t errlen)
+/* Writes everything to fd; returns 0 or -1 (errno set). */
+static int write_all(int fd, const char *data, size_t len)
 {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp)) {
-    snprintf(err, errlen, "path too long: %s", path);
-    return -1;
-  }
-  int fd = mkostemp(tmp, O_CLOEXEC);
-  if (fd < 0) {
-    snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
-    return -1;
-  }
   size_t done = 0;
   while (done < len) {
     ssize_t n = write(fd, data + done, len - done);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0) {
-      snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-      goto fail;
-    }
+    if (n <= 0)
+      return -1;
     done += (size_t)n;
+  }
+  return 0;
+}
+
+int nc_write_file_atomic(const char *path, const char *data, size_t len, char *err,
+                         size_t errlen)
+{
+  /* Streams and devices (/dev/stdout, /dev/null, a FIFO, a terminal) cannot
+   * be replaced by rename, and must never be: they are written in place, in
+   * append mode so that a redirected stdout keeps what was printed before. */
+  struct stat st;
+  int exists = stat(path, &st) == 0;
+  if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
+      (exists && !S_ISREG(st.st_mode))) {
+    if (exists && S_ISDIR(st.st_mode)) {
+      snprintf(err, errlen, "cannot write '%s': it is a directory", path);
+      return -1;
+    }
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0 || write_all(fd, data, len) != 0) {
+      snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+      if (fd >= 0)
+        close(fd);
+      return -1;
+    }
+    close(fd);
+    return 0;
+  }
+  /* Through a symlink, replace the file it points to, not the link. */
+  char *real = exists ? realpath(path, NULL) : NULL;
+  if (real)
+    path = real;
+  char tmp[4096];
+  if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp)) {
+    snprintf(err, errlen, "path too long: %s", path);
+    free(real);
+    return -1;
+  }
+  int fd = mkostemp(tmp, O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+    free(real);
+    return -1;
+  }
+  if (write_all(fd, data, len) != 0) {
+    snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    goto fail;
   }
   /* mkostemp creates 0600; reports are ordinary files. */
   mode_t mask = umask(0);
@@ -51,10 +86,12 @@ int nc_write_file_atomic(const char *path, const char *data, size_t len, char *e
     snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
     goto fail;
   }
+  free(real);
   return 0;
 fail:
   if (fd >= 0)
     close(fd);
   unlink(tmp);
+  free(real);
   return -1;
 }

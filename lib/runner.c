@@ -14,9 +14,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nve_conform.h"
 #include "trace.h"
 
 #define OUTPUT_TAIL 4096
+
+/* The process group of the case running now, for nc_abort_running_case. */
+static volatile sig_atomic_t running_pgid;
+
+void nc_abort_running_case(void)
+{
+  pid_t pgid = (pid_t)running_pgid;
+  if (pgid > 0)
+    kill(-pgid, SIGKILL);
+}
 
 static double now_s(void)
 {
@@ -167,6 +178,7 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
     child_main(body, arg, fds[1], outfd);
   }
   setpgid(pid, pid); /* also here, so the kill below cannot race the child */
+  running_pgid = pid;
   close(fds[1]);
 
   nc_record_reader reader;
@@ -200,6 +212,7 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
   /* Take whatever is still buffered, then end the group: plugin code may
    * have left processes behind. */
   kill(-pid, SIGKILL);
+  running_pgid = 0;
   if (!reaped) {
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);

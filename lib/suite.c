@@ -425,9 +425,10 @@ static void fill_header(const nc_options *opt, nc_config *cfg, nc_report *r)
     r->plugin_path = strdup(opt->plugin_path);
   if (opt->argv) {
     nc_strbuf b = {0};
-    for (int i = 0; i < opt->argc; i++) {
-      if (i)
-        nc_strbuf_puts(&b, " ");
+    /* argv[0] may be libtool's or a package manager's path: name the tool. */
+    nc_strbuf_puts(&b, "nve-conform");
+    for (int i = 1; i < opt->argc; i++) {
+      nc_strbuf_puts(&b, " ");
       shell_quote(&b, opt->argv[i]);
     }
     r->command_line = b.data;

@@ -104,6 +104,11 @@ void nc_report_print_summary(const nc_report *r, FILE *out);
 int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t errlen);
 int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_t errlen);
 
+/* Kills the process group of the case that is running now, if any. Async-
+ * signal-safe: call it from a SIGINT/SIGTERM handler, so that an interrupted
+ * run leaves no plugin process behind. */
+void nc_abort_running_case(void);
+
 const char *nc_verdict_name(nc_verdict v);
 const char *nc_severity_name(nc_severity s);
 
