@@ -74,60 +74,53 @@ static int make_handles(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t 
   return 0;
 }
 
-/* Checks a factory handle; returns nonzero when it can be used. */
-static int check_factory(nc_case *c, const nve_ext_table_factory_t *f)
-{
-  int ok = 1;
-  if (!f->self) {
-    nc_fail(c, "nve_plugin_create_external_factory", "a non-NULL self with NVE_SUCCESS", "NULL");
-    ok = 0;
-  }
-  if (!f->ops) {
-    nc_fail(c, "nve_plugin_create_external_factory", "a non-NULL ops with NVE_SUCCESS", "NULL");
-    return 0;
-  }
-  if (f->ops->struct_size < sizeof(nve_ext_table_factory_ops_t)) {
-    nc_fail(c, "factory ops struct_size", ">= 32 (the whole 1.0 struct)", "%u",
-            (unsigned)f->ops->struct_size);
-    return 0;
-  }
-  for (int i = 0; i < NC_FACTORY_OPS_FNS; i++)
-    if (!nc_factory_ops_fn(f->ops, i)) {
-      nc_fail(c, "factory ops", "every 1.0 function pointer non-NULL", "%s is NULL",
-              nc_factory_ops_names[i]);
-      ok = 0;
-    }
-  if (ok)
-    nc_note(c, "factory handle", "usable", "self %p, struct_size %u", f->self,
-            (unsigned)f->ops->struct_size);
-  return ok;
-}
+/* A factory or table handle as the host sees it: self, then ops, whose
+ * struct_size must cover the 1.0 struct and whose nfns function pointers
+ * (at 8-byte steps after struct_size) must all be set. */
+typedef struct handle_shape {
+  const char *what;    /* "factory" or "table" */
+  const char *creator; /* the call that handed it over */
+  uint32_t size_1_0;
+  int nfns;
+  const char *const *names;
+} handle_shape;
 
-static int check_table(nc_case *c, const nve_ext_table_t *t)
+static const handle_shape factory_shape = {"factory", "nve_plugin_create_external_factory",
+                                           sizeof(nve_ext_table_factory_ops_t), NC_FACTORY_OPS_FNS,
+                                           nc_factory_ops_names};
+static const handle_shape table_shape = {"table", "factory produce", sizeof(nve_ext_table_ops_t),
+                                         NC_TABLE_OPS_FNS, nc_table_ops_names};
+
+/* Checks a handle; returns nonzero when the host can use it. */
+static int check_handle(nc_case *c, const handle_shape *shape, const void *self, const void *ops)
 {
+  char call[64], expected[64];
   int ok = 1;
-  if (!t->self) {
-    nc_fail(c, "factory produce", "a non-NULL table self with NVE_SUCCESS", "NULL");
+  if (!self) {
+    nc_fail(c, shape->creator, "a non-NULL self with NVE_SUCCESS", "%s self is NULL",
+            shape->what);
     ok = 0;
   }
-  if (!t->ops) {
-    nc_fail(c, "factory produce", "a non-NULL table ops with NVE_SUCCESS", "NULL");
+  if (!ops) {
+    nc_fail(c, shape->creator, "a non-NULL ops with NVE_SUCCESS", "%s ops is NULL", shape->what);
     return 0;
   }
-  if (t->ops->struct_size < sizeof(nve_ext_table_ops_t)) {
-    nc_fail(c, "table ops struct_size", ">= 144 (the whole 1.0 struct)", "%u",
-            (unsigned)t->ops->struct_size);
+  uint32_t size;
+  memcpy(&size, ops, sizeof(size));
+  snprintf(call, sizeof(call), "%s ops struct_size", shape->what);
+  snprintf(expected, sizeof(expected), ">= %u (the whole 1.0 struct)", (unsigned)shape->size_1_0);
+  if (size < shape->size_1_0) {
+    nc_fail(c, call, expected, "%u", (unsigned)size);
     return 0;
   }
-  for (int i = 0; i < NC_TABLE_OPS_FNS; i++)
-    if (!nc_table_ops_fn(t->ops, i)) {
-      nc_fail(c, "table ops", "every 1.0 function pointer non-NULL", "%s is NULL",
-              nc_table_ops_names[i]);
+  snprintf(call, sizeof(call), "%s ops", shape->what);
+  for (int i = 0; i < shape->nfns; i++)
+    if (!nc_ops_fn(ops, i)) {
+      nc_fail(c, call, "every 1.0 function pointer non-NULL", "%s is NULL", shape->names[i]);
       ok = 0;
     }
   if (ok)
-    nc_note(c, "table handle", "usable", "self %p, struct_size %u", t->self,
-            (unsigned)t->ops->struct_size);
+    nc_note(c, call, "usable", "self %p, struct_size %u", self, (unsigned)size);
   return ok;
 }
 
@@ -150,9 +143,9 @@ void nc_case_ver_03(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
-  if (make_handles(c, &f, &t) != 0 || !check_factory(c, &f))
+  if (make_handles(c, &f, &t) != 0 || !check_handle(c, &factory_shape, f.self, f.ops))
     return; /* a host does not destroy a factory whose prefix is unusable */
-  if (produce_table(c, &f, &t) == 0 && check_table(c, &t))
+  if (produce_table(c, &f, &t) == 0 && check_handle(c, &table_shape, t.self, t.ops))
     nc_call_table_destroy(&t);
   nc_call_factory_destroy(&f);
 }

@@ -56,14 +56,7 @@ const char *const nc_factory_ops_names[NC_FACTORY_OPS_FNS] = {"destroy", "produc
                                                              "last_error"};
 
 /* The 1.0 function pointers sit at 8-byte steps after struct_size. */
-const void *nc_table_ops_fn(const nve_ext_table_ops_t *ops, int i)
-{
-  const void *fn;
-  memcpy(&fn, (const char *)ops + 8 + 8 * (size_t)i, sizeof(fn));
-  return fn;
-}
-
-const void *nc_factory_ops_fn(const nve_ext_table_factory_ops_t *ops, int i)
+const void *nc_ops_fn(const void *ops, int i)
 {
   const void *fn;
   memcpy(&fn, (const char *)ops + 8 + 8 * (size_t)i, sizeof(fn));

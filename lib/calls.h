@@ -16,13 +16,12 @@ const char *nc_call_factory_last_error(const nve_ext_table_factory_t *f);
 void nc_call_factory_destroy(const nve_ext_table_factory_t *f);
 void nc_call_table_destroy(const nve_ext_table_t *t);
 
-/* Names of the 1.0 function-pointer fields, in layout order, and a way to
- * read them by index (for the NULL-entry checks). */
+/* Names of the 1.0 function-pointer fields, in layout order. */
 #define NC_TABLE_OPS_FNS 17
 #define NC_FACTORY_OPS_FNS 3
 extern const char *const nc_table_ops_names[NC_TABLE_OPS_FNS];
 extern const char *const nc_factory_ops_names[NC_FACTORY_OPS_FNS];
-const void *nc_table_ops_fn(const nve_ext_table_ops_t *ops, int i);
-const void *nc_factory_ops_fn(const nve_ext_table_factory_ops_t *ops, int i);
+/* The i-th function pointer of a vtable (of either kind). */
+const void *nc_ops_fn(const void *ops, int i);
 
 #endif

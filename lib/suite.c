@@ -135,6 +135,15 @@ static char *symbolized_frame(const char *frame, const nc_config *cfg)
   return sanitized(frame);
 }
 
+/* The first evidence of a level; the caller knows one exists. */
+static const nc_evidence *first_evidence(const nc_result *res, const char *level)
+{
+  for (size_t i = 0; i < res->nevidence; i++)
+    if (strcmp(res->evidence[i].level, level) == 0)
+      return &res->evidence[i];
+  return &res->evidence[0];
+}
+
 static void derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg)
 {
   int nfail = 0, nwarn = 0, nerror = 0, settled = 0, crashed_in_plugin = 0;
@@ -186,29 +195,19 @@ static void derive_result(nc_result *res, const nc_child_result *cr, const nc_co
     }
     return;
   }
+  const nc_evidence *e;
   if (nfail) {
     res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
-    for (size_t i = 0; i < res->nevidence; i++)
-      if (strcmp(res->evidence[i].level, NC_LEVEL_FAIL) == 0) {
-        nc_result_set_reason(res, "%s: %s (expected %s)", res->evidence[i].call,
-                             res->evidence[i].observed, res->evidence[i].expected);
-        break;
-      }
+    e = first_evidence(res, NC_LEVEL_FAIL);
+    nc_result_set_reason(res, "%s: %s (expected %s)", e->call, e->observed, e->expected);
   } else if (nerror) {
     res->verdict = NC_VERDICT_ERROR;
-    for (size_t i = 0; i < res->nevidence; i++)
-      if (strcmp(res->evidence[i].level, NC_LEVEL_ERROR) == 0) {
-        nc_result_set_reason(res, "could not check: %s", res->evidence[i].observed);
-        break;
-      }
+    e = first_evidence(res, NC_LEVEL_ERROR);
+    nc_result_set_reason(res, "could not check: %s", e->observed);
   } else if (nwarn) {
     res->verdict = NC_VERDICT_WARN;
-    for (size_t i = 0; i < res->nevidence; i++)
-      if (strcmp(res->evidence[i].level, NC_LEVEL_WARN) == 0) {
-        nc_result_set_reason(res, "%s: %s (should be %s)", res->evidence[i].call,
-                             res->evidence[i].observed, res->evidence[i].expected);
-        break;
-      }
+    e = first_evidence(res, NC_LEVEL_WARN);
+    nc_result_set_reason(res, "%s: %s (should be %s)", e->call, e->observed, e->expected);
   } else if (skip) {
     res->verdict = NC_VERDICT_SKIP;
     nc_result_set_reason(res, "%s", skip);
