@@ -35,7 +35,27 @@
     "Factory and table handles: non-NULL self, struct_size covers 1.0, no NULL entry",          \
     "abi.md §6 Handle validity; §4")                                                            \
   X("VER-04", VER, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_ver_04,             \
-    "struct_size is plausible for the declared minor", "abi.md §4 Struct growth")
+    "struct_size is plausible for the declared minor", "abi.md §4 Struct growth")              \
+  X("VER-05", VER, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_ver_05,               \
+    "Works with a newer host's larger services table", "abi.md §4 Struct growth; §5")         \
+  X("VER-06", VER, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_ver_06,             \
+    "Calls no service beyond the struct_size the host declared", "abi.md §4; §6 NVE services") \
+  X("SVC-01", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_01,               \
+    "The services handshake is idempotent", "abi.md §3 (repeated handshake); §6")              \
+  X("SVC-02", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_ACCEPTED, nc_case_svc_02,             \
+    "The services handshake is thread-safe", "abi.md §3; §6 NVE services")                     \
+  X("SVC-03", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_03,               \
+    "get_scratch is never called from inside a task", "abi.md §6 NVE services (get_scratch)")  \
+  X("SVC-04", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_04,               \
+    "A context is never used after its op returned", "abi.md §5 nve_ext_context_t; §6")        \
+  X("SVC-05", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_05,               \
+    "A scratch pointer is never used after its buffer grew", "abi.md §6 NVE services (get_scratch)") \
+  X("SVC-06", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_06,               \
+    "Service arguments are valid", "abi.md §6 NVE services")                                   \
+  X("SVC-07", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_07,               \
+    "Results do not depend on worker count or task order", "abi.md §6 NVE services (execute_n)") \
+  X("SVC-08", SVC, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_08,             \
+    "No execute_n from inside a task", "abi.md §6 NVE services (execute_n)")
 
 #define NC_DECLARE_CASE_FN(id, family, sev, applies, stage, fn, title, clause) \
   void fn(nc_case *c);

@@ -5,7 +5,10 @@
 
 #include "calls.h"
 #include "catalog.h"
+#include "common.h"
+#include "services.h"
 #include "trace.h"
+#include "violations.h"
 
 /* Reads the plugin's version; returns 0, or -1 with a skip recorded. */
 static int read_version(nc_case *c, uint32_t *major, uint32_t *minor)
@@ -51,27 +54,6 @@ void nc_case_ver_02(nc_case *c)
     nc_fail(c, "nve_plugin_abi_version_minor()", expected,
             "%u: host %u.%u refuses it; accepted by %s", (unsigned)minor, c->cfg->host_major,
             c->cfg->host_minor, hosts);
-}
-
-/* Creates a factory and a table with the run's configs. Returns 0 with both
- * valid enough to inspect, or -1 after recording why not. */
-static int make_handles(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
-{
-  memset(f, 0, sizeof(*f));
-  memset(t, 0, sizeof(*t));
-  const char *err = NULL;
-  nve_status_t s = nc_call_create_factory(c->plugin, c->cfg->factory_config, f, &err);
-  if (s != NVE_SUCCESS) {
-    char msg[512] = "";
-    if (err)
-      nc_read_plugin_string(err, msg, sizeof(msg));
-    nc_harness_error(c,
-                     "factory creation with config %s failed (status %d: %s); give a config "
-                     "the plugin accepts with --factory-config",
-                     c->cfg->factory_config, (int)s, msg);
-    return -1;
-  }
-  return 0;
 }
 
 /* A factory or table handle as the host sees it: self, then ops, whose
@@ -124,28 +106,13 @@ static int check_handle(nc_case *c, const handle_shape *shape, const void *self,
   return ok;
 }
 
-/* Produces a table from a usable factory; 0 on success (table in *t). */
-static int produce_table(nc_case *c, const nve_ext_table_factory_t *f, nve_ext_table_t *t)
-{
-  nve_status_t s = nc_call_produce(f, 1, c->cfg->table_config, t);
-  if (s == NVE_SUCCESS)
-    return 0;
-  char msg[512] = "";
-  nc_read_plugin_string(nc_call_factory_last_error(f), msg, sizeof(msg));
-  nc_harness_error(c,
-                   "produce with config %s failed (status %d: %s); give a config the plugin "
-                   "accepts with --table-config",
-                   c->cfg->table_config, (int)s, msg);
-  return -1;
-}
-
 void nc_case_ver_03(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
-  if (make_handles(c, &f, &t) != 0 || !check_handle(c, &factory_shape, f.self, f.ops))
+  if (nc_create_factory(c, &f) != 0 || !check_handle(c, &factory_shape, f.self, f.ops))
     return; /* a host does not destroy a factory whose prefix is unusable */
-  if (produce_table(c, &f, &t) == 0 && check_handle(c, &table_shape, t.self, t.ops))
+  if (nc_produce_table(c, &f, &t) == 0 && check_handle(c, &table_shape, t.self, t.ops))
     nc_call_table_destroy(&t);
   nc_call_factory_destroy(&f);
 }
@@ -174,7 +141,7 @@ void nc_case_ver_04(nc_case *c)
     return;
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
-  if (make_handles(c, &f, &t) != 0)
+  if (nc_create_factory(c, &f) != 0)
     return;
   if (!f.ops) {
     nc_skip(c, "blocked: the factory has no ops (VER-03)");
@@ -186,7 +153,7 @@ void nc_case_ver_04(nc_case *c)
   }
   check_size(c, "factory ops struct_size", f.ops->struct_size,
              (uint32_t)sizeof(nve_ext_table_factory_ops_t), minor);
-  if (produce_table(c, &f, &t) == 0 && t.ops) {
+  if (nc_produce_table(c, &f, &t) == 0 && t.ops) {
     if (t.ops->struct_size < sizeof(nve_ext_table_ops_t))
       nc_note(c, "table ops struct_size", "covered by VER-03", "%u, below ABI 1.0",
               (unsigned)t.ops->struct_size);
@@ -198,4 +165,46 @@ void nc_case_ver_04(nc_case *c)
   }
   if (f.ops->destroy)
     nc_call_factory_destroy(&f);
+}
+
+/* VER-05 and VER-06: hand over a services table of another host version
+ * (replacing the one the load gave), then run the workload. */
+static void with_services_of(nc_case *c, const nve_ext_nve_services_t *svc, const char *which)
+{
+  if (!c->plugin->set_nve_services) {
+    nc_skip(c, "not applicable: the plugin does not export nve_plugin_set_nve_services (SYM-07)");
+    return;
+  }
+  nc_trace_enter("nve_plugin_set_nve_services");
+  c->plugin->set_nve_services(svc);
+  nc_trace_leave();
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  if (nc_open_table(c, &f, &t) != 0)
+    return;
+  nc_workload_result w;
+  nc_workload_run(&t, c->cfg->seed, &w);
+  char when[128];
+  snprintf(when, sizeof(when), "workload with %s (struct_size %u)", which,
+           (unsigned)svc->struct_size);
+  nc_workload_report(c, when, &w);
+  nc_close_table(&f, &t);
+}
+
+void nc_case_ver_05(nc_case *c)
+{
+  with_services_of(c, nc_services_table_newer(), "a newer host's services table");
+}
+
+void nc_case_ver_06(nc_case *c)
+{
+  /* An older host: only num_workers, nothing after it. */
+  size_t size = offsetof(nve_ext_nve_services_t, num_workers) + sizeof(void *);
+  with_services_of(c, nc_services_table_truncated(size), "an older host's truncated table");
+  size_t n = nc_violation_count("VER-06");
+  for (size_t i = 0; i < n && i < 3; i++)
+    nc_fail(c, "services beyond struct_size", "checked with NVE_ABI_HAS_FIELD before use", "%s",
+            nc_violation_text("VER-06", i));
+  if (n == 0)
+    nc_note(c, "services beyond struct_size", "never called", "no call");
 }

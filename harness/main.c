@@ -31,6 +31,9 @@ static const char usage_text[] =
     "      --table-config JSON    JSON handed to produce (default {})\n"
     "      --host-abi MAJOR.MINOR act as a host of this ABI version (default %u.%u)\n"
     "      --seed N             seed for randomised cases (default: random, reported)\n"
+    "      --workers N          threads in the NVE services pool (default 4)\n"
+    "      --schedule NAME      how the pool orders tasks: pool (default), inline,\n"
+    "                           reverse, shuffle or delays\n"
     "      --timeout SEC        per-case time limit (default 5); the environment\n"
     "                           variable NVE_CONFORM_TIMEOUT_MULTIPLIER scales it\n"
     "      --no-fork            run cases in this process (debugging only: a\n"
@@ -95,7 +98,7 @@ static int parse_number(const char *s, double *out)
 static void parse(cli *c, int argc, char **argv)
 {
   enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR };
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE };
   static const struct option longopts[] = {
       {"list", no_argument, NULL, 'l'},
       {"rule", required_argument, NULL, 'r'},
@@ -105,6 +108,8 @@ static void parse(cli *c, int argc, char **argv)
       {"host-abi", required_argument, NULL, OPT_HOST_ABI},
       {"seed", required_argument, NULL, OPT_SEED},
       {"timeout", required_argument, NULL, OPT_TIMEOUT},
+      {"workers", required_argument, NULL, OPT_WORKERS},
+      {"schedule", required_argument, NULL, OPT_SCHEDULE},
       {"no-fork", no_argument, NULL, OPT_NO_FORK},
       {"json", required_argument, NULL, OPT_JSON},
       {"junit", required_argument, NULL, OPT_JUNIT},
@@ -148,6 +153,19 @@ static void parse(cli *c, int argc, char **argv)
       if (!parse_number(optarg, &num) || num <= 0 || num > 86400)
         usage_error(c, "--timeout takes seconds, more than 0 (got '%s')", optarg);
       c->opt.timeout_s = num;
+      break;
+    case OPT_WORKERS:
+      if (!parse_number(optarg, &num) || num < 1 || num > 256 || num != (int)num)
+        usage_error(c, "--workers takes a whole number from 1 to 256 (got '%s')", optarg);
+      c->opt.workers = (int)num;
+      break;
+    case OPT_SCHEDULE:
+      c->opt.schedule = nc_schedule_parse(optarg);
+      if (c->opt.schedule < 0) {
+        usage_error(c, "--schedule takes pool, inline, reverse, shuffle or delays (got '%s')",
+                    optarg);
+        c->opt.schedule = 0;
+      }
       break;
     case OPT_NO_FORK: c->opt.no_fork = 1; break;
     case OPT_JSON: c->json_path = optarg; break;

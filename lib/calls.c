@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "context.h"
 #include "trace.h"
 
 nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
@@ -43,6 +44,90 @@ void nc_call_table_destroy(const nve_ext_table_t *t)
   nc_trace_enter("table destroy");
   t->ops->destroy(t->self);
   nc_trace_leave();
+}
+
+/* Brackets one table operation: names it for crash attribution and gives it
+ * a context that is retired afterwards. */
+#define TABLE_OP(NAME, CALL)                      \
+  nve_ext_context_t ctx = nc_context_acquire(NAME); \
+  if (!ctx)                                       \
+    return NVE_ERROR_OUT_OF_MEMORY;               \
+  nc_trace_enter("table " NAME);                  \
+  nve_status_t s = (CALL);                        \
+  nc_trace_leave();                               \
+  nc_context_release(ctx);                        \
+  return s;
+
+nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
+                          uint64_t *hit_mask, int64_t value_stride, void *values,
+                          int64_t *value_sizes)
+{
+  TABLE_OP("find", t->ops->find(t->self, ctx, n, keys, hit_mask, value_stride, values,
+                                value_sizes))
+}
+
+nve_status_t nc_call_insert(const nve_ext_table_t *t, int64_t n, const void *keys,
+                            int64_t value_stride, int64_t value_size, const void *values)
+{
+  TABLE_OP("insert", t->ops->insert(t->self, ctx, n, keys, value_stride, value_size, values))
+}
+
+nve_status_t nc_call_update(const nve_ext_table_t *t, int64_t n, const void *keys,
+                            int64_t value_stride, int64_t value_size, const void *values)
+{
+  TABLE_OP("update", t->ops->update(t->self, ctx, n, keys, value_stride, value_size, values))
+}
+
+nve_status_t nc_call_update_accumulate(const nve_ext_table_t *t, int64_t n, const void *keys,
+                                       int64_t update_stride, int64_t update_size,
+                                       const void *updates, nve_data_type_t dtype)
+{
+  TABLE_OP("update_accumulate", t->ops->update_accumulate(t->self, ctx, n, keys, update_stride,
+                                                          update_size, updates, dtype))
+}
+
+nve_status_t nc_call_erase(const nve_ext_table_t *t, int64_t n, const void *keys)
+{
+  TABLE_OP("erase", t->ops->erase(t->self, ctx, n, keys))
+}
+
+nve_status_t nc_call_clear(const nve_ext_table_t *t)
+{
+  TABLE_OP("clear", t->ops->clear(t->self, ctx))
+}
+
+nve_status_t nc_call_reset_lookup_counter(const nve_ext_table_t *t)
+{
+  TABLE_OP("reset_lookup_counter", t->ops->reset_lookup_counter(t->self, ctx))
+}
+
+nve_status_t nc_call_get_lookup_counter(const nve_ext_table_t *t, int64_t *counter)
+{
+  TABLE_OP("get_lookup_counter", t->ops->get_lookup_counter(t->self, ctx, counter))
+}
+
+const char *nc_call_table_last_error(const nve_ext_table_t *t)
+{
+  nc_trace_enter("table last_error");
+  const char *s = t->ops->last_error(t->self);
+  nc_trace_leave();
+  return s;
+}
+
+int64_t nc_call_key_size(const nve_ext_table_t *t)
+{
+  nc_trace_enter("table key_size");
+  int64_t v = t->ops->key_size(t->self);
+  nc_trace_leave();
+  return v;
+}
+
+int64_t nc_call_max_row_size(const nve_ext_table_t *t)
+{
+  nc_trace_enter("table max_row_size");
+  int64_t v = t->ops->max_row_size(t->self);
+  nc_trace_leave();
+  return v;
 }
 
 const char *const nc_table_ops_names[NC_TABLE_OPS_FNS] = {

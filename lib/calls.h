@@ -16,6 +16,26 @@ const char *nc_call_factory_last_error(const nve_ext_table_factory_t *f);
 void nc_call_factory_destroy(const nve_ext_table_factory_t *f);
 void nc_call_table_destroy(const nve_ext_table_t *t);
 
+/* Table operations. Each issues a fresh context for the call and retires it
+ * when the call returns (see context.h). */
+nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
+                          uint64_t *hit_mask, int64_t value_stride, void *values,
+                          int64_t *value_sizes);
+nve_status_t nc_call_insert(const nve_ext_table_t *t, int64_t n, const void *keys,
+                            int64_t value_stride, int64_t value_size, const void *values);
+nve_status_t nc_call_update(const nve_ext_table_t *t, int64_t n, const void *keys,
+                            int64_t value_stride, int64_t value_size, const void *values);
+nve_status_t nc_call_update_accumulate(const nve_ext_table_t *t, int64_t n, const void *keys,
+                                       int64_t update_stride, int64_t update_size,
+                                       const void *updates, nve_data_type_t dtype);
+nve_status_t nc_call_erase(const nve_ext_table_t *t, int64_t n, const void *keys);
+nve_status_t nc_call_clear(const nve_ext_table_t *t);
+nve_status_t nc_call_reset_lookup_counter(const nve_ext_table_t *t);
+nve_status_t nc_call_get_lookup_counter(const nve_ext_table_t *t, int64_t *counter);
+const char *nc_call_table_last_error(const nve_ext_table_t *t);
+int64_t nc_call_key_size(const nve_ext_table_t *t);
+int64_t nc_call_max_row_size(const nve_ext_table_t *t);
+
 /* Names of the 1.0 function-pointer fields, in layout order. */
 #define NC_TABLE_OPS_FNS 17
 #define NC_FACTORY_OPS_FNS 3

@@ -16,7 +16,8 @@
 typedef enum {
   NC_STAGE_FILE = 0, /* the file is on disk (static checks) */
   NC_STAGE_OPEN,     /* dlopen succeeded and the symbols are resolved */
-  NC_STAGE_LOADED,   /* the host's loader accepted it and did the handshake */
+  NC_STAGE_ACCEPTED, /* the host's loader accepted it; no handshake yet */
+  NC_STAGE_LOADED,   /* accepted, and the services handshake done */
 } nc_stage;
 
 /* Which plugins a case applies to. */

@@ -9,6 +9,7 @@
 
 #include "elf_info.h"
 #include "nve_conform.h"
+#include "pool.h"
 
 typedef struct nc_config {
   char plugin_path[PATH_MAX]; /* as given, or made absolute when it was a file */
@@ -19,6 +20,8 @@ typedef struct nc_config {
   unsigned host_major, host_minor;
   double timeout_s;
   uint64_t seed;
+  int workers;       /* NVE services pool size */
+  nc_schedule schedule;
   int no_fork;
   int verbose;
 } nc_config;

@@ -44,6 +44,8 @@ struct nc_report {
   char *command_line;
   char *factory_config, *table_config;
   uint64_t seed;
+  int workers;
+  int schedule; /* nc_schedule */
   double timeout_s;
   int no_fork, strict, verbose;
   char *started_at; /* ISO 8601, UTC */

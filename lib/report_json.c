@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "pool.h"
 #include "report.h"
 
 static void add_string(cJSON *obj, const char *key, const char *value)
@@ -50,6 +51,8 @@ static cJSON *header_json(const nc_report *r)
   add_string(opt, "factory_config", r->factory_config);
   add_string(opt, "table_config", r->table_config);
   cJSON_AddNumberToObject(opt, "timeout_s", r->timeout_s);
+  cJSON_AddNumberToObject(opt, "workers", r->workers);
+  cJSON_AddStringToObject(opt, "schedule", nc_schedule_name((nc_schedule)r->schedule));
   cJSON_AddBoolToObject(opt, "no_fork", r->no_fork);
   cJSON_AddBoolToObject(opt, "strict", r->strict);
   char seed[32];

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pool.h"
 #include "report.h"
 
 static const char *colour_of(nc_verdict v)
@@ -37,9 +38,9 @@ static void print_header(const nc_report *r, FILE *out)
       fprintf(out, "%s%s", i == 0 ? ", needs " : " ", r->needed[i]);
     fputc('\n', out);
   }
-  fprintf(out, "host     ABI %u.%u, seed %llu, timeout %gs per case%s\n", r->host_major,
-          r->host_minor, (unsigned long long)r->seed, r->timeout_s,
-          r->no_fork ? ", no fork" : "");
+  fprintf(out, "host     ABI %u.%u, %d workers (%s schedule), seed %llu, timeout %gs per case%s\n",
+          r->host_major, r->host_minor, r->workers, nc_schedule_name((nc_schedule)r->schedule),
+          (unsigned long long)r->seed, r->timeout_s, r->no_fork ? ", no fork" : "");
   if (r->command_line)
     fprintf(out, "command  %s\n", r->command_line);
   fputc('\n', out);

@@ -1,19 +1,27 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The NVE services the harness offers a plugin (abi.md section 6), and the
- * per-operation contexts handed to table callbacks.
- *
- * This implementation runs tasks on the calling thread in index order and
- * validates every argument; the instrumented thread pool replaces it. */
+/* The NVE services the harness offers a plugin (abi.md section 6): a real
+ * thread pool behind num_workers, execute_n and execute_n_wg, per-context
+ * streams and scratch, and an error channel. Every misuse a host could
+ * survive is recorded as a violation of its rule (violations.h):
+ *   SVC-03 get_scratch from inside a task     SVC-04 a retired context
+ *   SVC-05 a scratch pointer used after growth SVC-06 invalid arguments
+ *   SVC-08 execute_n from inside a task        VER-06 a service beyond struct_size */
 #ifndef NC_SERVICES_H
 #define NC_SERVICES_H
 
+#include "context.h"
 #include "plugin/nve_external_plugin.h"
 
 /* The process-lifetime services table handed over in the handshake. */
 const nve_ext_nve_services_t *nc_services_table(void);
 
-/* A context for one table operation; release it when the op returns. */
-nve_ext_context_t nc_context_acquire(void);
-void nc_context_release(nve_ext_context_t ctx);
+/* A table from a newer host: struct_size 128, the fields after 1.0 are
+ * traps that record a call (VER-05). */
+const nve_ext_nve_services_t *nc_services_table_newer(void);
+
+/* A table from an older host whose struct_size ends before field_offset;
+ * the missing entries are traps that record a VER-06 violation and then do
+ * the service's work. */
+const nve_ext_nve_services_t *nc_services_table_truncated(size_t struct_size);
 
 #endif

@@ -19,6 +19,7 @@
 #include "catalog.h"
 #include "config.h"
 #include "report.h"
+#include "pool.h"
 #include "runner.h"
 #include "services.h"
 #include "sha256.h"
@@ -67,10 +68,11 @@ static void case_body(void *arg)
     }
     c.plugin = &plugin;
   }
-  if (j->def->stage >= NC_STAGE_LOADED) {
+  nc_pool_configure(j->cfg->workers, j->cfg->schedule, j->cfg->seed);
+  if (j->def->stage >= NC_STAGE_ACCEPTED) {
     nc_host_load load;
-    nc_host_load_run(&plugin, j->cfg->host_major, j->cfg->host_minor, nc_services_table(),
-                     &load);
+    nc_host_load_run(&plugin, j->cfg->host_major, j->cfg->host_minor,
+                     j->def->stage >= NC_STAGE_LOADED ? nc_services_table() : NULL, &load);
     if (!load.accepted) {
       nc_harness_error(&c, "the host refused the plugin in this case's process: %s",
                        load.reason);
@@ -182,9 +184,9 @@ static void derive_result(nc_result *res, const nc_child_result *cr, const nc_co
     char how[256];
     describe_end(cr, cfg->timeout_s, how, sizeof(how));
     int in_plugin = phase[0] != '\0' || crashed_in_plugin;
-    if (in_plugin || !cr->signo) {
-      /* Exits and lost channels come from plugin code: the harness does
-       * neither. A hang with no callback named is still the plugin's. */
+    if (in_plugin || (!cr->signo && !cr->timed_out)) {
+      /* Exits and lost channels come from plugin code (a destructor, a
+       * thread it left running): the harness does neither. */
       nc_result_add_evidence(res, NC_LEVEL_FAIL, phase[0] ? phase : "plugin code",
                              "returns normally", how);
       nc_result_set_reason(res, "%s %s", phase[0] ? phase : "plugin code", how);
@@ -292,13 +294,13 @@ static const char *blocked_reason(const nc_case_def *def, const nc_config *cfg,
     return buf;
   }
   if (ps->mode_known && ps->mode == NVE_PLUGIN_MODE_INTERNAL &&
-      (def->applies_to == NC_APPLIES_EXTERNAL || def->stage >= NC_STAGE_LOADED)) {
+      (def->applies_to == NC_APPLIES_EXTERNAL || def->stage >= NC_STAGE_ACCEPTED)) {
     snprintf(buf, buflen,
              "internal mode: the rule concerns external plugins, and a C harness cannot call "
              "an internal plugin's C++ creation symbol");
     return buf;
   }
-  if (def->stage >= NC_STAGE_LOADED && !ps->loaded) {
+  if (def->stage >= NC_STAGE_ACCEPTED && !ps->loaded) {
     *owner = ps->blocker_rule;
     snprintf(buf, buflen, "blocked: %s%s%s%s", ps->blocker, *owner[0] ? " (" : "", *owner,
              *owner[0] ? ")" : "");
@@ -344,6 +346,10 @@ static char *reproduce_line(const nc_config *cfg, const char *id)
     nc_strbuf_puts(&b, " --table-config ");
     shell_quote(&b, cfg->table_config);
   }
+  if (cfg->workers != 4)
+    nc_strbuf_printf(&b, " --workers %d", cfg->workers);
+  if (cfg->schedule != NC_SCHEDULE_POOL)
+    nc_strbuf_printf(&b, " --schedule %s", nc_schedule_name(cfg->schedule));
   if (cfg->timeout_s != 5.0)
     nc_strbuf_printf(&b, " --timeout %g", cfg->timeout_s);
   nc_strbuf_printf(&b, " --seed %llu ", (unsigned long long)cfg->seed);
@@ -403,6 +409,8 @@ static void fill_header(const nc_options *opt, nc_config *cfg, nc_report *r)
   cfg->host_major = opt->host_abi_major;
   cfg->host_minor = opt->host_abi_minor;
   cfg->seed = opt->seed;
+  cfg->workers = opt->workers > 0 ? opt->workers : 4;
+  cfg->schedule = opt->schedule;
   cfg->no_fork = opt->no_fork;
   cfg->verbose = opt->verbose;
   double mult = 1.0;
@@ -414,6 +422,8 @@ static void fill_header(const nc_options *opt, nc_config *cfg, nc_report *r)
   r->host_major = cfg->host_major;
   r->host_minor = cfg->host_minor;
   r->seed = cfg->seed;
+  r->workers = cfg->workers;
+  r->schedule = cfg->schedule;
   r->timeout_s = cfg->timeout_s;
   r->no_fork = cfg->no_fork;
   r->strict = opt->strict;

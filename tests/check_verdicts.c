@@ -2,11 +2,13 @@
 /* check_verdicts REPORT.json EXIT-CODE EXPECTED-EXIT SPEC...
  *
  * Compares a JSON report with the verdicts a fixture must get. SPEC words
- * are RULE=VERDICT; "*=VERDICT" covers every rule not named. Every result
+ * are RULE=VERDICT, where RULE is an ID or a glob ("SVC-*"); an exact ID
+ * wins over a glob, and a glob over "*", which covers every other rule. Every result
  * in the report is compared, so a rule that passes where it should fail is
  * caught as surely as one that fails where it should pass. Prints one line
  * per difference; exits 0 when there is none. */
 #include <cjson/cJSON.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,18 +35,21 @@ static char *slurp(const char *path)
 /* The verdict SPEC demands for id, or NULL. */
 static const char *expected_for(const char *id, int nspec, char **spec)
 {
-  const char *fallback = NULL;
+  const char *by_glob = NULL, *fallback = NULL;
   for (int i = 0; i < nspec; i++) {
     const char *eq = strchr(spec[i], '=');
     if (!eq)
       continue;
-    size_t len = (size_t)(eq - spec[i]);
-    if (len == 1 && spec[i][0] == '*')
+    char pattern[64];
+    snprintf(pattern, sizeof(pattern), "%.*s", (int)(eq - spec[i]), spec[i]);
+    if (strcmp(pattern, "*") == 0)
       fallback = eq + 1;
-    else if (strlen(id) == len && strncmp(spec[i], id, len) == 0)
+    else if (strcmp(pattern, id) == 0)
       return eq + 1;
+    else if (!by_glob && fnmatch(pattern, id, 0) == 0)
+      by_glob = eq + 1;
   }
-  return fallback;
+  return by_glob ? by_glob : fallback;
 }
 
 int main(int argc, char **argv)
@@ -92,9 +97,9 @@ int main(int argc, char **argv)
       differences++;
     }
   }
-  /* A rule named in the spec must be in the report. */
+  /* A rule named in the spec (not a glob) must be in the report. */
   for (int i = 0; i < nspec; i++) {
-    if (spec[i][0] == '*')
+    if (strpbrk(spec[i], "*?["))
       continue;
     int found = 0;
     cJSON_ArrayForEach(res, results)

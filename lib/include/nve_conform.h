@@ -66,6 +66,8 @@ typedef struct nc_options {
   unsigned host_abi_minor;       /* default NVE_PLUGIN_ABI_VERSION_MINOR */
   double timeout_s;              /* per case; default 5 */
   uint64_t seed;
+  int workers;  /* size of the NVE services thread pool; default 4 */
+  int schedule; /* 0 pool (default), 1 inline, 2 reverse, 3 shuffle, 4 delays */
   int no_fork;  /* run cases in this process (debugging; a crash ends it) */
   int strict;   /* WARN fails the run */
   int verbose;
@@ -110,6 +112,9 @@ int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_
 void nc_abort_running_case(void);
 
 const char *nc_verdict_name(nc_verdict v);
+/* The number of a pool schedule name ("pool", "inline", "reverse",
+ * "shuffle", "delays"), or -1. */
+int nc_schedule_parse(const char *name);
 const char *nc_severity_name(nc_severity s);
 
 #ifdef __cplusplus

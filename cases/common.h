@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What many cases share: making a factory and a table from the run's
+ * configs, and a seeded workload that exercises every table operation. */
+#ifndef NC_CASES_COMMON_H
+#define NC_CASES_COMMON_H
+
+#include <stdint.h>
+
+#include "case_api.h"
+#include "plugin/nve_external_plugin.h"
+
+/* Creates a factory with the run's factory config. Returns 0, or -1 after
+ * recording why not (a harness ERROR: the config was refused). */
+int nc_create_factory(nc_case *c, nve_ext_table_factory_t *f);
+/* Produces table 1 with the run's table config; 0, or -1 after recording. */
+int nc_produce_table(nc_case *c, const nve_ext_table_factory_t *f, nve_ext_table_t *t);
+/* Both, for cases that need a working table: handles that the host would
+ * reject make the case a SKIP (VER-03 owns them). Returns 0 or -1. */
+int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t);
+void nc_close_table(const nve_ext_table_factory_t *f, const nve_ext_table_t *t);
+
+typedef struct nc_workload_result {
+  nve_status_t status;  /* the first failing operation's status */
+  char failed_op[48];   /* and its name */
+  char message[256];    /* and the table's last_error */
+  uint64_t digest;      /* of every find's outputs: masks, sizes, hit bytes */
+  int64_t ops;
+} nc_workload_result;
+
+/* Runs a seeded sequence of every table operation (batches big enough to
+ * use execute_n) on t. The digest lets runs be compared byte for byte. */
+void nc_workload_run(const nve_ext_table_t *t, uint64_t seed, nc_workload_result *out);
+
+/* Records a failed workload as a check of the case's rule. */
+void nc_workload_report(nc_case *c, const char *when, const nc_workload_result *w);
+
+#endif

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* SVC: the NVE services handshake and the use of execute_n, scratch and
+ * contexts (rules.md "SVC"). The services themselves record misuse as
+ * violations (lib/services.c); each case runs the workload and reports the
+ * violations of its own rule. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "common.h"
+#include "pool.h"
+#include "services.h"
+#include "trace.h"
+#include "violations.h"
+
+/* Time for plugin-owned threads to make their late calls before counting. */
+#define LATE_USE_WAIT_US 100000
+
+static void handshake(nc_case *c, const nve_ext_nve_services_t *svc)
+{
+  nc_trace_enter("nve_plugin_set_nve_services");
+  c->plugin->set_nve_services(svc);
+  nc_trace_leave();
+}
+
+/* Opens a table, runs the workload on it, closes it. Returns the result's
+ * status (or -1 when no table could be opened, with the reason recorded). */
+static int run_workload(nc_case *c, const char *when, nc_workload_result *w)
+{
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  if (nc_open_table(c, &f, &t) != 0)
+    return -1;
+  nc_workload_run(&t, c->cfg->seed, w);
+  nc_workload_report(c, when, w);
+  nc_close_table(&f, &t);
+  return w->status;
+}
+
+/* Reports the violations of the case's own rule after a workload. */
+static void report_violations(nc_case *c, const char *what_is_checked)
+{
+  usleep(LATE_USE_WAIT_US);
+  const char *rule = c->def->info.id;
+  size_t n = nc_violation_count(rule);
+  if (n == 0) {
+    nc_note(c, "NVE services during the workload", what_is_checked, "no violation");
+    return;
+  }
+  for (size_t i = 0; i < 4; i++) {
+    const char *text = nc_violation_text(rule, i);
+    if (!text)
+      break;
+    nc_fail(c, "NVE services during the workload", what_is_checked, "%s%s", text,
+            i == 0 && n > 1 ? " (and more)" : "");
+  }
+  if (n > 4)
+    nc_note(c, "NVE services during the workload", what_is_checked, "%zu violations in all", n);
+}
+
+void nc_case_svc_01(nc_case *c)
+{
+  if (!c->plugin->set_nve_services) {
+    nc_skip(c, "not applicable: the plugin does not export nve_plugin_set_nve_services (SYM-07)");
+    return;
+  }
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  if (nc_open_table(c, &f, &t) != 0)
+    return;
+  nc_workload_result w;
+  nc_workload_run(&t, c->cfg->seed, &w);
+  nc_workload_report(c, "workload before the repeated handshake", &w);
+  /* The host repeats the handshake each time it builds a loader object for
+   * the same SO; tables made before must keep working, and new ones too. */
+  handshake(c, nc_services_table());
+  nc_workload_run(&t, c->cfg->seed, &w);
+  nc_workload_report(c, "workload on an existing table after a repeated handshake", &w);
+  nc_close_table(&f, &t);
+  run_workload(c, "workload on a new table after a repeated handshake", &w);
+}
+
+typedef struct racer {
+  nc_case *c;
+  pthread_barrier_t *start;
+} racer;
+
+static void *handshake_racer(void *arg)
+{
+  racer *r = arg;
+  pthread_barrier_wait(r->start);
+  r->c->plugin->set_nve_services(nc_services_table());
+  return NULL;
+}
+
+void nc_case_svc_02(nc_case *c)
+{
+  if (!c->plugin->set_nve_services) {
+    nc_skip(c, "not applicable: the plugin does not export nve_plugin_set_nve_services (SYM-07)");
+    return;
+  }
+  /* This child has not done the handshake yet: all threads do the first. */
+  enum { THREADS = 8 };
+  pthread_t threads[THREADS];
+  pthread_barrier_t start;
+  pthread_barrier_init(&start, NULL, THREADS);
+  racer r = {c, &start};
+  nc_trace_enter("nve_plugin_set_nve_services (8 threads at once)");
+  int started = 0;
+  for (; started < THREADS; started++)
+    if (pthread_create(&threads[started], NULL, handshake_racer, &r) != 0)
+      break;
+  if (started < THREADS) {
+    /* Release the ones waiting at the barrier by joining it ourselves. */
+    for (int i = started; i < THREADS; i++)
+      pthread_barrier_wait(&start);
+  }
+  for (int i = 0; i < started; i++)
+    pthread_join(threads[i], NULL);
+  nc_trace_leave();
+  pthread_barrier_destroy(&start);
+  nc_note(c, "nve_plugin_set_nve_services", "thread-safe", "%d threads called it at once",
+          started);
+  nc_workload_result w;
+  run_workload(c, "workload after concurrent handshakes", &w);
+}
+
+void nc_case_svc_03(nc_case *c)
+{
+  nc_workload_result w;
+  if (run_workload(c, "workload", &w) < 0)
+    return;
+  report_violations(c, "get_scratch only on the thread running the table op, never in a task");
+}
+
+void nc_case_svc_04(nc_case *c)
+{
+  nc_workload_result w;
+  if (run_workload(c, "workload", &w) < 0)
+    return;
+  report_violations(c, "no context (or its scratch) used after its op returned");
+}
+
+void nc_case_svc_05(nc_case *c)
+{
+  nc_workload_result w;
+  if (run_workload(c, "workload", &w) < 0)
+    return;
+  report_violations(c, "no scratch pointer used after its buffer grew");
+}
+
+void nc_case_svc_06(nc_case *c)
+{
+  nc_workload_result w;
+  if (run_workload(c, "workload", &w) < 0)
+    return;
+  report_violations(c, "valid arguments to every service");
+}
+
+void nc_case_svc_08(nc_case *c)
+{
+  nc_workload_result w;
+  if (run_workload(c, "workload", &w) < 0)
+    return;
+  report_violations(c, "no execute_n / execute_n_wg from inside a task");
+}
+
+void nc_case_svc_07(nc_case *c)
+{
+  static const int workers[] = {1, 2, 8};
+  static const nc_schedule schedules[] = {NC_SCHEDULE_POOL, NC_SCHEDULE_REVERSE,
+                                          NC_SCHEDULE_SHUFFLE, NC_SCHEDULE_DELAYS};
+  uint64_t baseline = 0;
+  char baseline_name[64] = "";
+  int runs = 0, differ = 0;
+  /* The caller alone, in order, first: the baseline every pool must match. */
+  for (int wi = -1; wi < 3; wi++) {
+    for (int si = 0; si < 4; si++) {
+      if (wi == -1 && si > 0)
+        break;
+      int n = wi == -1 ? 1 : workers[wi];
+      nc_schedule sched = wi == -1 ? NC_SCHEDULE_INLINE : schedules[si];
+      nc_pool_configure(n, sched, c->cfg->seed + (uint64_t)runs);
+      char name[64];
+      snprintf(name, sizeof(name), "%d worker%s, %s schedule", n, n == 1 ? "" : "s",
+               nc_schedule_name(sched));
+      nc_workload_result w;
+      if (run_workload(c, name, &w) != NVE_SUCCESS) {
+        nc_pool_configure(c->cfg->workers, c->cfg->schedule, c->cfg->seed);
+        return;
+      }
+      runs++;
+      if (runs == 1) {
+        baseline = w.digest;
+        snprintf(baseline_name, sizeof(baseline_name), "%s", name);
+      } else if (w.digest != baseline && differ++ < 3) {
+        nc_fail(c, "the same seeded op sequence", "the same find results under every pool",
+                "results with %s differ from %s (digest %016llx vs %016llx)", name,
+                baseline_name, (unsigned long long)w.digest, (unsigned long long)baseline);
+      }
+    }
+  }
+  nc_pool_configure(c->cfg->workers, c->cfg->schedule, c->cfg->seed);
+  if (!differ)
+    nc_note(c, "the same seeded op sequence", "the same find results under every pool",
+            "%d runs, digest %016llx in each", runs, (unsigned long long)baseline);
+}
