@@ -167,43 +167,52 @@ void nc_case_svc_08(nc_case *c)
   report_violations(c, "no execute_n / execute_n_wg from inside a task");
 }
 
+/* One run of the workload under a pool configuration; compares its digest
+ * with the baseline (the first run). Returns -1 when the workload failed. */
+typedef struct svc07_state {
+  int runs, differ;
+  uint64_t baseline;
+  char baseline_name[80];
+} svc07_state;
+
+static int svc07_run(nc_case *c, svc07_state *st, int workers, nc_schedule sched, int round)
+{
+  nc_pool_configure(workers, sched, c->cfg->seed + (uint64_t)st->runs);
+  char name[80];
+  snprintf(name, sizeof(name), "%d worker%s, %s schedule%s", workers, workers == 1 ? "" : "s",
+           nc_schedule_name(sched), round ? " (again)" : "");
+  nc_workload_result w;
+  if (run_workload(c, name, &w) != NVE_SUCCESS)
+    return -1;
+  if (st->runs++ == 0) {
+    st->baseline = w.digest;
+    snprintf(st->baseline_name, sizeof(st->baseline_name), "%s", name);
+  } else if (w.digest != st->baseline && st->differ++ < 3) {
+    nc_fail(c, "the same seeded op sequence", "the same find results under every pool",
+            "results with %s differ from %s (digest %016llx vs %016llx)", name,
+            st->baseline_name, (unsigned long long)w.digest, (unsigned long long)st->baseline);
+  }
+  return 0;
+}
+
 void nc_case_svc_07(nc_case *c)
 {
   static const int workers[] = {1, 2, 8};
   static const nc_schedule schedules[] = {NC_SCHEDULE_POOL, NC_SCHEDULE_REVERSE,
                                           NC_SCHEDULE_SHUFFLE, NC_SCHEDULE_DELAYS};
-  uint64_t baseline = 0;
-  char baseline_name[64] = "";
-  int runs = 0, differ = 0;
+  /* Races need tasks to overlap: random delays with many workers make that
+   * likely, and repeating them makes a miss unlikely. */
+  enum { RACE_ROUNDS = 12 };
+  svc07_state st = {0, 0, 0, ""};
   /* The caller alone, in order, first: the baseline every pool must match. */
-  for (int wi = -1; wi < 3; wi++) {
-    for (int si = 0; si < 4; si++) {
-      if (wi == -1 && si > 0)
-        break;
-      int n = wi == -1 ? 1 : workers[wi];
-      nc_schedule sched = wi == -1 ? NC_SCHEDULE_INLINE : schedules[si];
-      nc_pool_configure(n, sched, c->cfg->seed + (uint64_t)runs);
-      char name[64];
-      snprintf(name, sizeof(name), "%d worker%s, %s schedule", n, n == 1 ? "" : "s",
-               nc_schedule_name(sched));
-      nc_workload_result w;
-      if (run_workload(c, name, &w) != NVE_SUCCESS) {
-        nc_pool_configure(c->cfg->workers, c->cfg->schedule, c->cfg->seed);
-        return;
-      }
-      runs++;
-      if (runs == 1) {
-        baseline = w.digest;
-        snprintf(baseline_name, sizeof(baseline_name), "%s", name);
-      } else if (w.digest != baseline && differ++ < 3) {
-        nc_fail(c, "the same seeded op sequence", "the same find results under every pool",
-                "results with %s differ from %s (digest %016llx vs %016llx)", name,
-                baseline_name, (unsigned long long)w.digest, (unsigned long long)baseline);
-      }
-    }
-  }
+  int failed = svc07_run(c, &st, 1, NC_SCHEDULE_INLINE, 0) != 0;
+  for (int wi = 0; wi < 3 && !failed; wi++)
+    for (int si = 0; si < 4 && !failed; si++)
+      failed = svc07_run(c, &st, workers[wi], schedules[si], 0) != 0;
+  for (int round = 1; round <= RACE_ROUNDS && !failed && !st.differ; round++)
+    failed = svc07_run(c, &st, round % 2 ? 8 : 4, NC_SCHEDULE_DELAYS, round) != 0;
   nc_pool_configure(c->cfg->workers, c->cfg->schedule, c->cfg->seed);
-  if (!differ)
+  if (!failed && !st.differ)
     nc_note(c, "the same seeded op sequence", "the same find results under every pool",
-            "%d runs, digest %016llx in each", runs, (unsigned long long)baseline);
+            "%d runs, digest %016llx in each", st.runs, (unsigned long long)st.baseline);
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "context.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,12 +71,26 @@ int nc_context_recover_fault(const void *addr)
   return 0;
 }
 
+/* Retired contexts wait here before their memory is reused. */
+static struct {
+  pthread_mutex_t lock;
+  nve_ext_context_t ring[NC_CONTEXT_QUARANTINE];
+  size_t head, count;
+  nve_ext_context_t free_list; /* linked through lookup_stream */
+} quarantine = {PTHREAD_MUTEX_INITIALIZER, {0}, 0, 0, NULL};
+
 nve_ext_context_t nc_context_acquire(const char *op)
 {
-  /* Never freed: a stale handle must keep pointing at a retired context. */
-  nve_ext_context_t ctx = calloc(1, sizeof(*ctx));
+  pthread_mutex_lock(&quarantine.lock);
+  nve_ext_context_t ctx = quarantine.free_list;
+  if (ctx)
+    quarantine.free_list = (nve_ext_context_t)ctx->lookup_stream;
+  pthread_mutex_unlock(&quarantine.lock);
+  if (!ctx)
+    ctx = malloc(sizeof(*ctx));
   if (!ctx)
     return NULL;
+  memset(ctx, 0, sizeof(*ctx));
   ctx->magic = CONTEXT_MAGIC;
   ctx->generation = atomic_fetch_add(&generations, 1) + 1;
   snprintf(ctx->op, sizeof(ctx->op), "%s", op);
@@ -90,7 +105,7 @@ void nc_context_release(nve_ext_context_t ctx)
   if (!ctx)
     return;
   atomic_store(&ctx->retired, 1);
-  for (int i = 0; i < NC_SCRATCH_SLOTS; i++) {
+  for (int i = 0; ctx->scratch && i < NC_SCRATCH_SLOTS; i++) {
     nc_scratch *s = &ctx->scratch[i];
     if (!s->ptr)
       continue;
@@ -100,6 +115,20 @@ void nc_context_release(nve_ext_context_t ctx)
     retire_region(s->ptr, s->map_size, "SVC-04", what);
     s->ptr = NULL;
   }
+  free(ctx->scratch);
+  ctx->scratch = NULL;
+  pthread_mutex_lock(&quarantine.lock);
+  if (quarantine.count == NC_CONTEXT_QUARANTINE) {
+    /* The oldest retired context has waited long enough: reuse it. */
+    nve_ext_context_t oldest = quarantine.ring[quarantine.head];
+    oldest->lookup_stream = (uintptr_t)quarantine.free_list;
+    quarantine.free_list = oldest;
+    quarantine.count--;
+    quarantine.head = (quarantine.head + 1) % NC_CONTEXT_QUARANTINE;
+  }
+  quarantine.ring[(quarantine.head + quarantine.count) % NC_CONTEXT_QUARANTINE] = ctx;
+  quarantine.count++;
+  pthread_mutex_unlock(&quarantine.lock);
 }
 
 int nc_context_state(nve_ext_context_t ctx)
@@ -128,6 +157,8 @@ static void *map_buffer(size_t size, size_t *map_size)
 nve_status_t nc_context_scratch(nve_ext_context_t ctx, const char *name, size_t size,
                                 int host, void **out)
 {
+  if (!ctx->scratch && !(ctx->scratch = calloc(NC_SCRATCH_SLOTS, sizeof(nc_scratch))))
+    return NVE_ERROR_OUT_OF_MEMORY;
   nc_scratch *slot = NULL, *free_slot = NULL;
   for (int i = 0; i < NC_SCRATCH_SLOTS; i++) {
     nc_scratch *s = &ctx->scratch[i];

@@ -2,8 +2,8 @@
 /* Contexts handed to table callbacks, and their scratch buffers.
  *
  * A context is issued for one operation and retired when it returns; its
- * memory is never reused, so a late use is recognised rather than
- * undefined. Scratch buffers are mappings of their own with a guard page
+ * memory is reused only after many later operations (NC_CONTEXT_QUARANTINE),
+ * so a late use is recognised rather than undefined. Scratch buffers are mappings of their own with a guard page
  * behind them: growing a buffer moves it and makes the old pages
  * inaccessible, as does retiring the context. A stale pointer then faults,
  * and the fault handler records the violation, restores access and lets the
@@ -18,6 +18,7 @@
 #include "plugin/nve_external_plugin.h"
 
 #define NC_SCRATCH_SLOTS 16
+#define NC_CONTEXT_QUARANTINE 16384
 
 typedef struct nc_scratch {
   char name[64];
@@ -33,7 +34,7 @@ struct nve_ext_context_s {
   _Atomic int retired;
   char op[48]; /* the operation it was issued for */
   pid_t issuing_thread;
-  nc_scratch scratch[NC_SCRATCH_SLOTS];
+  nc_scratch *scratch; /* NC_SCRATCH_SLOTS, allocated at the first get_scratch */
   uintptr_t lookup_stream, modify_stream;
 };
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -100,7 +101,7 @@ static int park_high(int fd)
   return high;
 }
 
-static void child_main(nc_child_body body, void *arg, int wfd, int outfd)
+static void child_main(nc_child_body body, void *arg, int wfd, int outfd, char *phase)
 {
   setpgid(0, 0);
   signal(SIGPIPE, SIG_IGN);
@@ -113,7 +114,7 @@ static void child_main(nc_child_body body, void *arg, int wfd, int outfd)
     dup2(outfd, 1);
     dup2(outfd, 2);
   }
-  nc_trace_start(park_high(wfd));
+  nc_trace_start(park_high(wfd), phase);
   body(arg);
   nc_trace_record("END", 0, NULL);
   _exit(nc_trace_channel_lost() ? NC_CHILD_EXIT_CHANNEL_LOST : 0);
@@ -128,10 +129,10 @@ static int run_in_process(nc_child_body body, void *arg, nc_child_result *out, c
     return -1;
   }
   double t0 = now_s();
-  nc_trace_start(fd);
+  nc_trace_start(fd, NULL);
   body(arg);
   nc_trace_record("END", 0, NULL);
-  nc_trace_start(-1);
+  nc_trace_start(-1, NULL);
   out->seconds = now_s() - t0;
   nc_record_reader reader;
   nc_record_reader_init(&reader);
@@ -162,6 +163,10 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
     return -1;
   }
   int outfd = capture_file();
+  char *phase = mmap(NULL, NC_TRACE_PHASE_MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                     -1, 0);
+  if (phase == MAP_FAILED)
+    phase = NULL;
   fflush(NULL); /* a plugin calling exit() must not replay our buffers */
   double t0 = now_s();
   pid_t pid = fork();
@@ -171,11 +176,13 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
     close(fds[1]);
     if (outfd >= 0)
       close(outfd);
+    if (phase)
+      munmap(phase, NC_TRACE_PHASE_MAX);
     return -1;
   }
   if (pid == 0) {
     close(fds[0]);
-    child_main(body, arg, fds[1], outfd);
+    child_main(body, arg, fds[1], outfd, phase);
   }
   setpgid(pid, pid); /* also here, so the kill below cannot race the child */
   running_pgid = pid;
@@ -237,6 +244,10 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
   if (outfd >= 0) {
     out->output = read_tail(outfd);
     close(outfd);
+  }
+  if (phase) {
+    snprintf(out->phase, sizeof(out->phase), "%.*s", NC_TRACE_PHASE_MAX - 1, phase);
+    munmap(phase, NC_TRACE_PHASE_MAX);
   }
   return 0;
 }

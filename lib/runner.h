@@ -21,6 +21,7 @@ typedef struct nc_child_result {
   int signo;     /* nonzero: the child died of this signal */
   int exit_code; /* when it exited (-1 otherwise) */
   char *output;  /* the tail of what the child printed, or NULL */
+  char phase[128]; /* the plugin callback it was in when it ended ("": none) */
   double seconds;
 } nc_child_result;
 

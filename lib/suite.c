@@ -149,14 +149,12 @@ static const nc_evidence *first_evidence(const nc_result *res, const char *level
 static void derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg)
 {
   int nfail = 0, nwarn = 0, nerror = 0, settled = 0, crashed_in_plugin = 0;
-  const char *phase = "", *skip = NULL;
+  const char *phase = cr->phase, *skip = NULL;
   for (size_t i = 0; i < cr->nrecords && !settled; i++) {
     const nc_record *rec = &cr->records[i];
     const char *f0 = rec->nfields > 0 ? rec->fields[0] : "";
     if (strcmp(rec->tag, "SETTLED") == 0) {
       settled = 1;
-    } else if (strcmp(rec->tag, "PHASE") == 0) {
-      phase = f0;
     } else if (strcmp(rec->tag, "SKIP") == 0) {
       skip = f0;
     } else if (strcmp(rec->tag, "CHECK") == 0 && rec->nfields >= 4) {
@@ -223,13 +221,11 @@ static void read_probe(const nc_child_result *cr, const nc_config *cfg, nc_repor
                        probe_state *ps)
 {
   int settled = 0;
-  const char *phase = "";
+  const char *phase = cr->phase;
   for (size_t i = 0; i < cr->nrecords; i++) {
     const nc_record *rec = &cr->records[i];
     if (strcmp(rec->tag, "SETTLED") == 0)
       settled = 1;
-    if (strcmp(rec->tag, "PHASE") == 0 && rec->nfields)
-      phase = rec->fields[0];
     if (strcmp(rec->tag, "INFO") != 0 || rec->nfields < 2)
       continue;
     const char *k = rec->fields[0], *v = rec->fields[1];

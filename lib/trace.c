@@ -17,8 +17,11 @@
 
 static int channel_fd = -1;
 static volatile sig_atomic_t channel_lost;
-static char current_callback[128];
-static volatile sig_atomic_t in_callback;
+/* The callback running now ("" in harness code). It lives in a page the
+ * parent shares, so the parent can read it after a hang or a crash without
+ * the child writing anything per call. */
+static char private_phase[NC_TRACE_PHASE_MAX];
+static volatile char *phase = private_phase;
 
 int nc_trace_fd(void) { return channel_fd; }
 int nc_trace_channel_lost(void) { return channel_lost; }
@@ -33,20 +36,19 @@ void nc_trace_record(const char *tag, size_t nfields, const char *const *fields)
 
 void nc_trace_enter(const char *callback)
 {
-  snprintf(current_callback, sizeof(current_callback), "%s", callback);
-  in_callback = 1;
-  const char *f[] = {callback};
-  nc_trace_record("PHASE", 1, f);
+  size_t n = strlen(callback);
+  if (n >= NC_TRACE_PHASE_MAX)
+    n = NC_TRACE_PHASE_MAX - 1;
+  phase[0] = '\0'; /* never half a name */
+  for (size_t i = n; i-- > 1;)
+    phase[i] = callback[i];
+  phase[n] = '\0';
+  phase[0] = callback[0];
 }
 
-void nc_trace_leave(void)
-{
-  in_callback = 0;
-  const char *f[] = {""};
-  nc_trace_record("PHASE", 1, f); /* back in the harness: a hang now is ours */
-}
+void nc_trace_leave(void) { phase[0] = '\0'; }
 
-const char *nc_trace_current(void) { return in_callback ? current_callback : NULL; }
+const char *nc_trace_current(void) { return phase[0] ? (const char *)phase : NULL; }
 
 /* Writes "module+0xoffset (symbol+0xdelta)" for a return address. */
 static void describe_frame(void *addr, char *out, size_t outlen)
@@ -79,7 +81,7 @@ static void on_crash(int signo, siginfo_t *si, void *uc)
   char sig[16], addr[32];
   snprintf(sig, sizeof(sig), "%d", signo);
   snprintf(addr, sizeof(addr), "%p", si ? si->si_addr : NULL);
-  const char *f[] = {sig, in_callback ? current_callback : "", addr};
+  const char *f[] = {sig, (const char *)phase, addr};
   nc_trace_record("CRASH", 3, f);
   void *frames[48];
   int n = backtrace(frames, 48);
@@ -93,11 +95,12 @@ static void on_crash(int signo, siginfo_t *si, void *uc)
   raise(signo);
 }
 
-void nc_trace_start(int fd)
+void nc_trace_start(int fd, char *phase_page)
 {
   channel_fd = fd;
   channel_lost = 0;
-  in_callback = 0;
+  phase = phase_page ? phase_page : private_phase;
+  phase[0] = '\0';
   if (fd < 0)
     return;
   /* Load the unwinder now: backtrace() would otherwise dlopen it inside the

@@ -10,8 +10,12 @@
 
 #include <stddef.h>
 
-/* Starts streaming to fd (-1: stop). Installs the crash handlers. */
-void nc_trace_start(int fd);
+#define NC_TRACE_PHASE_MAX 128
+
+/* Starts streaming to fd (-1: stop) and installs the crash handlers. The
+ * current callback's name is kept in phase_page (NC_TRACE_PHASE_MAX bytes,
+ * shared with the parent), or in private memory when it is NULL. */
+void nc_trace_start(int fd, char *phase_page);
 /* The channel fd, or -1. */
 int nc_trace_fd(void);
 /* Set when a write failed because the descriptor was closed under us. */
