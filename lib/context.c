@@ -93,8 +93,13 @@ nve_ext_context_t nc_context_acquire(const char *op)
   memset(ctx, 0, sizeof(*ctx));
   ctx->magic = CONTEXT_MAGIC;
   ctx->generation = atomic_fetch_add(&generations, 1) + 1;
-  snprintf(ctx->op, sizeof(ctx->op), "%s", op);
-  ctx->issuing_thread = (pid_t)syscall(SYS_gettid);
+  size_t oplen = strnlen(op, sizeof(ctx->op) - 1);
+  memcpy(ctx->op, op, oplen);
+  ctx->op[oplen] = '\0';
+  static _Thread_local pid_t tid; /* gettid is a system call: once per thread */
+  if (!tid)
+    tid = (pid_t)syscall(SYS_gettid);
+  ctx->issuing_thread = tid;
   ctx->lookup_stream = 0x5c0000u + 2 * ctx->generation;
   ctx->modify_stream = 0x5c0001u + 2 * ctx->generation;
   return ctx;
