@@ -40,6 +40,25 @@
     "Works with a newer host's larger services table", "abi.md §4 Struct growth; §5")         \
   X("VER-06", VER, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_ver_06,             \
     "Calls no service beyond the struct_size the host declared", "abi.md §4; §6 NVE services") \
+  X("OWN-01", OWN, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_own_01,               \
+    "A failed creation or produce leaves its output zero", "abi.md §6 Output ownership (2)")  \
+  X("OWN-02", OWN, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_own_02,               \
+    "A handle only with NVE_SUCCESS, and NVE_SUCCESS only with a usable handle",               \
+    "abi.md §6 Output ownership (3); Handle validity")                                         \
+  X("OWN-03", OWN, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_own_03,               \
+    "The output is zeroed before any work", "abi.md §6 Output ownership (1)")                  \
+  X("OWN-04", OWN, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_own_04,               \
+    "A failed creation or produce frees everything it allocated",                              \
+    "abi.md §6 Output ownership (2)")                                                          \
+  X("OWN-05", OWN, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_own_05,               \
+    "*out_error: NULL on success; on failure NULL or intact text", "abi.md §6 Output ownership") \
+  X("OWN-06", OWN, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_own_06,             \
+    "NULL output pointers get NVE_ERROR_INVALID_ARGUMENT, not a crash", "rules.md OWN-06")    \
+  X("ERR-05", ERR, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_err_05,               \
+    "No crash, abort or escaped exception, also under allocation failure",                     \
+    "abi.md §6 No unwinding")                                                                  \
+  X("LIF-03", LIF, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_lif_03,               \
+    "A whole lifecycle leaves no memory allocated by the plugin", "abi.md §3 Leases; §6")     \
   X("SVC-01", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_01,               \
     "The services handshake is idempotent", "abi.md §3 (repeated handshake); §6")              \
   X("SVC-02", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_ACCEPTED, nc_case_svc_02,             \

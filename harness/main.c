@@ -29,6 +29,8 @@ static const char usage_text[] =
     "Driving the plugin:\n"
     "      --factory-config JSON  JSON handed to factory creation (default {})\n"
     "      --table-config JSON    JSON handed to produce (default {})\n"
+    "      --profile FILE       what the harness cannot guess about the plugin: configs,\n"
+    "                           configs that must fail, key and row size (see README)\n"
     "      --host-abi MAJOR.MINOR act as a host of this ABI version (default %u.%u)\n"
     "      --seed N             seed for randomised cases (default: random, reported)\n"
     "      --workers N          threads in the NVE services pool (default 4)\n"
@@ -36,6 +38,8 @@ static const char usage_text[] =
     "                           reverse, shuffle or delays\n"
     "      --timeout SEC        per-case time limit (default 5); the environment\n"
     "                           variable NVE_CONFORM_TIMEOUT_MULTIPLIER scales it\n"
+    "      --sweep-k K          run only step K of the allocation-failure sweeps\n"
+    "                           (to reproduce one failure)\n"
     "      --no-fork            run cases in this process (debugging only: a\n"
     "                           crashing plugin then ends nve-conform)\n"
     "\n"
@@ -98,7 +102,7 @@ static int parse_number(const char *s, double *out)
 static void parse(cli *c, int argc, char **argv)
 {
   enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE };
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K };
   static const struct option longopts[] = {
       {"list", no_argument, NULL, 'l'},
       {"rule", required_argument, NULL, 'r'},
@@ -109,6 +113,8 @@ static void parse(cli *c, int argc, char **argv)
       {"seed", required_argument, NULL, OPT_SEED},
       {"timeout", required_argument, NULL, OPT_TIMEOUT},
       {"workers", required_argument, NULL, OPT_WORKERS},
+      {"profile", required_argument, NULL, OPT_PROFILE},
+      {"sweep-k", required_argument, NULL, OPT_SWEEP_K},
       {"schedule", required_argument, NULL, OPT_SCHEDULE},
       {"no-fork", no_argument, NULL, OPT_NO_FORK},
       {"json", required_argument, NULL, OPT_JSON},
@@ -166,6 +172,12 @@ static void parse(cli *c, int argc, char **argv)
                     optarg);
         c->opt.schedule = 0;
       }
+      break;
+    case OPT_PROFILE: c->opt.profile_path = optarg; break;
+    case OPT_SWEEP_K:
+      if (!parse_number(optarg, &num) || num < 1 || num != (long)num)
+        usage_error(c, "--sweep-k takes a whole number from 1 (got '%s')", optarg);
+      c->opt.sweep_k = (long)num;
       break;
     case OPT_NO_FORK: c->opt.no_fork = 1; break;
     case OPT_JSON: c->json_path = optarg; break;

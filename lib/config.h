@@ -24,6 +24,16 @@ typedef struct nc_config {
   nc_schedule schedule;
   int no_fork;
   int verbose;
+  char cache_dir[PATH_MAX]; /* per-run scratch files shared by cases ("" none) */
+  const char *profile_path;
+  long sweep_k;             /* run only this step of the failure sweeps (0: all) */
+  /* From the profile. */
+  struct nc_failing_config {
+    int target; /* 0 creation, 1 produce */
+    const char *json;
+  } failing[16];
+  size_t failing_count;
+  int key_size, row_size, exact;
 } nc_config;
 
 #endif

@@ -163,6 +163,16 @@ int nc_pool_configure(int workers, nc_schedule schedule, uint64_t seed)
 
 void nc_pool_shutdown(void) { stop_helpers(); }
 
+void nc_pool_after_fork(void)
+{
+  /* Only the forking thread exists in the child: forget the others. */
+  pool.helpers = 0;
+  pthread_mutex_init(&pool.lock, NULL);
+  pthread_cond_init(&pool.wake, NULL);
+  __atomic_store_n(&pool.current, NULL, __ATOMIC_RELEASE);
+  atomic_store(&pool.stopping, 0);
+}
+
 static int64_t *make_order(int64_t count)
 {
   if (pool.schedule != NC_SCHEDULE_REVERSE && pool.schedule != NC_SCHEDULE_SHUFFLE)

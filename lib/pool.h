@@ -43,5 +43,7 @@ int nc_pool_in_task(void);
 
 /* Stops the helpers (for a clean exit). */
 void nc_pool_shutdown(void);
+/* In a child forked while helpers ran: the pool has none any more. */
+void nc_pool_after_fork(void);
 
 #endif

@@ -120,7 +120,8 @@ void nc_report_free(nc_report *r)
   char *strings[] = {r->plugin_path,    r->plugin_name,  r->plugin_author, r->plugin_mode,
                      r->plugin_abi,     r->accepting_hosts, r->elf_class,  r->elf_machine,
                      r->elf_type,       r->elf_soname,   r->command_line,  r->factory_config,
-                     r->table_config,   r->started_at,   r->note,          r->error};
+                     r->table_config,   r->started_at,   r->note,          r->error,
+                     r->profile};
   for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
     free(strings[i]);
   free(r);

@@ -43,6 +43,7 @@ struct nc_report {
   unsigned host_major, host_minor;
   char *command_line;
   char *factory_config, *table_config;
+  char *profile;
   uint64_t seed;
   int workers;
   int schedule; /* nc_schedule */

@@ -50,6 +50,7 @@ static cJSON *header_json(const nc_report *r)
   add_string(opt, "command_line", r->command_line);
   add_string(opt, "factory_config", r->factory_config);
   add_string(opt, "table_config", r->table_config);
+  add_string(opt, "profile", r->profile);
   cJSON_AddNumberToObject(opt, "timeout_s", r->timeout_s);
   cJSON_AddNumberToObject(opt, "workers", r->workers);
   cJSON_AddStringToObject(opt, "schedule", nc_schedule_name((nc_schedule)r->schedule));

@@ -268,3 +268,26 @@ const nc_record *nc_child_last(const nc_child_result *r, const char *tag)
       return &r->records[i];
   return NULL;
 }
+
+/* How a child that did not finish ended, in words. */
+void nc_child_describe_end(const nc_child_result *cr, double timeout_s, char *out, size_t outlen)
+{
+  if (cr->timed_out)
+    snprintf(out, outlen, "did not return within %g s (hang or deadlock); killed", timeout_s);
+  else if (cr->signo)
+    snprintf(out, outlen, "crashed with %s (%s)", nc_signal_name(cr->signo), strsignal(cr->signo));
+  else if (cr->exit_code == NC_CHILD_EXIT_CHANNEL_LOST)
+    snprintf(out, outlen,
+             "closed file descriptors it does not own (the harness's result channel)");
+  else
+    snprintf(out, outlen, "ended the process with exit status %d (exit() or _exit() called)",
+             cr->exit_code);
+}
+
+const char *nc_signal_name(int signo)
+{
+  static _Thread_local char buf[32];
+  const char *abbrev = sigabbrev_np(signo);
+  snprintf(buf, sizeof(buf), "SIG%s", abbrev ? abbrev : "?");
+  return buf;
+}

@@ -35,6 +35,12 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
                     nc_child_result *out, char *err, size_t errlen);
 void nc_child_result_free(nc_child_result *r);
 
+/* How a child that did not finish ended, in words ("crashed with SIGSEGV
+ * (Segmentation fault)", "did not return within 5 s ..."). */
+void nc_child_describe_end(const nc_child_result *cr, double timeout_s, char *out, size_t outlen);
+/* "SIGSEGV" for SIGSEGV. */
+const char *nc_signal_name(int signo);
+
 /* The last record with this tag, or NULL. */
 const nc_record *nc_child_last(const nc_child_result *r, const char *tag);
 

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "pool.h"
 #include "violations.h"
 
@@ -47,7 +48,7 @@ static int context_usable(nve_ext_context_t ctx, const char *service)
   return 0;
 }
 
-static nve_status_t svc_num_workers(nve_ext_context_t ctx, int64_t *out_workers)
+static nve_status_t svc_num_workers_impl(nve_ext_context_t ctx, int64_t *out_workers)
 {
   if (!context_usable(ctx, "num_workers"))
     return NVE_ERROR_INVALID_ARGUMENT;
@@ -72,7 +73,10 @@ typedef struct task_call {
 static nve_status_t run_task(void *arg, int64_t index)
 {
   task_call *t = arg;
-  return t->task(t->user, index);
+  int saved = nc_alloc_task_begin(); /* plugin code again, on this thread */
+  nve_status_t s = t->task(t->user, index);
+  nc_alloc_task_end(saved);
+  return s;
 }
 
 static nve_status_t execute(const char *service, nve_ext_context_t ctx, int64_t num_tasks,
@@ -96,13 +100,13 @@ static nve_status_t execute(const char *service, nve_ext_context_t ctx, int64_t 
   return NVE_SUCCESS;
 }
 
-static nve_status_t svc_execute_n(nve_ext_context_t ctx, int64_t num_tasks,
+static nve_status_t svc_execute_n_impl(nve_ext_context_t ctx, int64_t num_tasks,
                                   nve_status_t (*task)(void *, int64_t), void *user)
 {
   return execute("execute_n", ctx, num_tasks, task, user);
 }
 
-static nve_status_t svc_execute_n_wg(nve_ext_context_t ctx, int64_t num_tasks,
+static nve_status_t svc_execute_n_wg_impl(nve_ext_context_t ctx, int64_t num_tasks,
                                      nve_status_t (*task)(void *, int64_t), void *user,
                                      const int64_t *workgroups, int64_t num_workgroups,
                                      int64_t tasks_per_workgroup)
@@ -142,17 +146,17 @@ static nve_status_t get_stream(const char *service, nve_ext_context_t ctx, void 
   return NVE_SUCCESS;
 }
 
-static nve_status_t svc_lookup_stream(nve_ext_context_t ctx, void **out)
+static nve_status_t svc_lookup_stream_impl(nve_ext_context_t ctx, void **out)
 {
   return get_stream("get_lookup_stream", ctx, out, 0);
 }
 
-static nve_status_t svc_modify_stream(nve_ext_context_t ctx, void **out)
+static nve_status_t svc_modify_stream_impl(nve_ext_context_t ctx, void **out)
 {
   return get_stream("get_modify_stream", ctx, out, 1);
 }
 
-static nve_status_t svc_get_scratch(nve_ext_context_t ctx, const char *name, size_t size,
+static nve_status_t svc_get_scratch_impl(nve_ext_context_t ctx, const char *name, size_t size,
                                     int32_t host_alloc, void **out_ptr)
 {
   if (!context_usable(ctx, "get_scratch"))
@@ -180,6 +184,31 @@ static const char *svc_last_error(nve_ext_context_t ctx)
   (void)ctx;
   return service_error;
 }
+
+/* The entry points: harness code, so the plugin's allocation accounting
+ * pauses while they run, and a service call is an event OWN-03 watches. */
+#define ENTRY(NAME, PARAMS, ARGS)     \
+  static nve_status_t NAME PARAMS     \
+  {                                   \
+    nc_alloc_watch_event();           \
+    nc_alloc_pause();                 \
+    nve_status_t s = NAME##_impl ARGS; \
+    nc_alloc_resume();                \
+    return s;                         \
+  }
+
+ENTRY(svc_num_workers, (nve_ext_context_t c, int64_t *o), (c, o))
+ENTRY(svc_execute_n, (nve_ext_context_t c, int64_t n, nve_status_t (*t)(void *, int64_t), void *u),
+      (c, n, t, u))
+ENTRY(svc_execute_n_wg,
+      (nve_ext_context_t c, int64_t n, nve_status_t (*t)(void *, int64_t), void *u,
+       const int64_t *w, int64_t nw, int64_t tpw),
+      (c, n, t, u, w, nw, tpw))
+ENTRY(svc_lookup_stream, (nve_ext_context_t c, void **o), (c, o))
+ENTRY(svc_modify_stream, (nve_ext_context_t c, void **o), (c, o))
+ENTRY(svc_get_scratch, (nve_ext_context_t c, const char *n, size_t z, int32_t h, void **o),
+      (c, n, z, h, o))
+#undef ENTRY
 
 static const nve_ext_nve_services_t services = {
     .struct_size = sizeof(nve_ext_nve_services_t),

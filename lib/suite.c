@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "catalog.h"
 #include "config.h"
 #include "report.h"
@@ -29,8 +31,8 @@
 void nc_options_init(nc_options *opt)
 {
   memset(opt, 0, sizeof(*opt));
-  opt->factory_config = "{}";
-  opt->table_config = "{}";
+  opt->factory_config = NULL; /* the profile's, else "{}" */
+  opt->table_config = NULL;
   opt->host_abi_major = NVE_PLUGIN_ABI_VERSION_MAJOR;
   opt->host_abi_minor = NVE_PLUGIN_ABI_VERSION_MINOR;
   opt->timeout_s = 5.0;
@@ -69,6 +71,7 @@ static void case_body(void *arg)
     c.plugin = &plugin;
   }
   nc_pool_configure(j->cfg->workers, j->cfg->schedule, j->cfg->seed);
+  nc_alloc_enable(1);
   if (j->def->stage >= NC_STAGE_ACCEPTED) {
     nc_host_load load;
     nc_host_load_run(&plugin, j->cfg->host_major, j->cfg->host_minor,
@@ -98,28 +101,6 @@ static char *sanitized(const char *s)
   return copy;
 }
 
-static const char *signal_label(int signo)
-{
-  const char *abbrev = sigabbrev_np(signo);
-  static char buf[32];
-  snprintf(buf, sizeof(buf), "SIG%s", abbrev ? abbrev : "?");
-  return buf;
-}
-
-/* How a child that did not finish ended, in words. */
-static void describe_end(const nc_child_result *cr, double timeout_s, char *out, size_t outlen)
-{
-  if (cr->timed_out)
-    snprintf(out, outlen, "did not return within %g s (hang or deadlock); killed", timeout_s);
-  else if (cr->signo)
-    snprintf(out, outlen, "crashed with %s (%s)", signal_label(cr->signo), strsignal(cr->signo));
-  else if (cr->exit_code == NC_CHILD_EXIT_CHANNEL_LOST)
-    snprintf(out, outlen,
-             "closed file descriptors it does not own (the harness's result channel)");
-  else
-    snprintf(out, outlen, "ended the process with exit status %d (exit() or _exit() called)",
-             cr->exit_code);
-}
 
 /* A frame in the plugin that dladdr could not name ("x.so+0x10f7") gets its
  * function from the file's symbol table, which also lists static ones. */
@@ -166,7 +147,7 @@ static void derive_result(nc_result *res, const nc_child_result *cr, const nc_co
       nerror += strcmp(f0, NC_LEVEL_ERROR) == 0;
     } else if (strcmp(rec->tag, "CRASH") == 0 && rec->nfields >= 3) {
       free(res->crash);
-      res->crash = nc_strdupf("%s in %s at address %s", signal_label(atoi(f0)),
+      res->crash = nc_strdupf("%s in %s at address %s", nc_signal_name(atoi(f0)),
                               rec->fields[1][0] ? rec->fields[1] : "harness code",
                               rec->fields[2]);
       crashed_in_plugin = rec->fields[1][0] != '\0';
@@ -180,7 +161,7 @@ static void derive_result(nc_result *res, const nc_child_result *cr, const nc_co
   }
   if (!cr->ended && !settled) {
     char how[256];
-    describe_end(cr, cfg->timeout_s, how, sizeof(how));
+    nc_child_describe_end(cr, cfg->timeout_s, how, sizeof(how));
     int in_plugin = phase[0] != '\0' || crashed_in_plugin;
     if (in_plugin || (!cr->signo && !cr->timed_out)) {
       /* Exits and lost channels come from plugin code (a destructor, a
@@ -268,7 +249,7 @@ static void read_probe(const nc_child_result *cr, const nc_config *cfg, nc_repor
     ps->opened = ps->loaded = 0;
   } else if (!cr->ended && !ps->loaded) {
     char how[256];
-    describe_end(cr, cfg->timeout_s, how, sizeof(how));
+    nc_child_describe_end(cr, cfg->timeout_s, how, sizeof(how));
     snprintf(ps->blocker, sizeof(ps->blocker), "loading the plugin %s in %s", how,
              phase[0] ? phase : "plugin code");
     ps->blocker_rule[0] = '\0';
@@ -346,6 +327,12 @@ static char *reproduce_line(const nc_config *cfg, const char *id)
     nc_strbuf_printf(&b, " --workers %d", cfg->workers);
   if (cfg->schedule != NC_SCHEDULE_POOL)
     nc_strbuf_printf(&b, " --schedule %s", nc_schedule_name(cfg->schedule));
+  if (cfg->sweep_k)
+    nc_strbuf_printf(&b, " --sweep-k %ld", cfg->sweep_k);
+  if (cfg->profile_path) {
+    nc_strbuf_puts(&b, " --profile ");
+    shell_quote(&b, cfg->profile_path);
+  }
   if (cfg->timeout_s != 5.0)
     nc_strbuf_printf(&b, " --timeout %g", cfg->timeout_s);
   nc_strbuf_printf(&b, " --seed %llu ", (unsigned long long)cfg->seed);
@@ -405,6 +392,8 @@ static void fill_header(const nc_options *opt, nc_config *cfg, nc_report *r)
   cfg->host_major = opt->host_abi_major;
   cfg->host_minor = opt->host_abi_minor;
   cfg->seed = opt->seed;
+  cfg->sweep_k = opt->sweep_k;
+  cfg->profile_path = opt->profile_path;
   cfg->workers = opt->workers > 0 ? opt->workers : 4;
   cfg->schedule = opt->schedule;
   cfg->no_fork = opt->no_fork;
@@ -456,6 +445,106 @@ nc_report *nc_report_new_error(const nc_options *opt, const char *message)
   return r;
 }
 
+/* Text that lives as long as the run: profile configs. */
+static char *owned_text[40];
+static size_t owned_count;
+
+static const char *keep(char *text)
+{
+  if (text && owned_count < sizeof(owned_text) / sizeof(owned_text[0]))
+    owned_text[owned_count++] = text;
+  return text;
+}
+
+static void release_owned(void)
+{
+  while (owned_count)
+    free(owned_text[--owned_count]);
+}
+
+/* A config member of a profile: an object (passed on as JSON text) or a
+ * string (passed on as it is). */
+static const char *profile_config(const cJSON *item)
+{
+  if (cJSON_IsString(item))
+    return keep(strdup(item->valuestring));
+  return keep(cJSON_PrintUnformatted(item));
+}
+
+/* Reads the profile (README "Profiles"). Options given on the command line
+ * win over it. */
+static int load_profile(const nc_options *opt, nc_config *cfg, nc_report *r)
+{
+  FILE *f = fopen(opt->profile_path, "rb");
+  if (!f)
+    return usage_fail(r, "cannot open profile '%s': %s", opt->profile_path, strerror(errno));
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  char buf[8192];
+  size_t n;
+  while (mem && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+    fwrite(buf, 1, n, mem);
+  fclose(f);
+  if (mem)
+    fclose(mem);
+  cJSON *p = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  if (!cJSON_IsObject(p)) {
+    cJSON_Delete(p);
+    return usage_fail(r, "profile '%s' is not a JSON object", opt->profile_path);
+  }
+  int rc = 0;
+  const cJSON *item;
+  cJSON_ArrayForEach(item, p)
+  {
+    const char *k = item->string;
+    if (strcmp(k, "factory_config") == 0) {
+      if (!opt->factory_config)
+        cfg->factory_config = profile_config(item);
+    } else if (strcmp(k, "table_config") == 0) {
+      if (!opt->table_config)
+        cfg->table_config = profile_config(item);
+    } else if (strcmp(k, "failing_configs") == 0 && cJSON_IsArray(item)) {
+      const cJSON *fc;
+      cJSON_ArrayForEach(fc, item)
+      {
+        const char *target = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fc, "target"));
+        const cJSON *config = cJSON_GetObjectItemCaseSensitive(fc, "config");
+        if (!target || !config || (strcmp(target, "factory") && strcmp(target, "table"))) {
+          rc = usage_fail(r, "profile '%s': each failing_configs entry needs \"target\" "
+                             "(\"factory\" or \"table\") and \"config\"",
+                          opt->profile_path);
+          break;
+        }
+        if (cfg->failing_count < sizeof(cfg->failing) / sizeof(cfg->failing[0])) {
+          cfg->failing[cfg->failing_count].target = strcmp(target, "table") == 0;
+          cfg->failing[cfg->failing_count].json = profile_config(config);
+          cfg->failing_count++;
+        }
+      }
+    } else if (strcmp(k, "key_size") == 0 && cJSON_IsNumber(item)) {
+      cfg->key_size = item->valueint;
+    } else if (strcmp(k, "row_size") == 0 && cJSON_IsNumber(item)) {
+      cfg->row_size = item->valueint;
+    } else if (strcmp(k, "exact") == 0 && cJSON_IsBool(item)) {
+      cfg->exact = cJSON_IsTrue(item);
+    } else if (strcmp(k, "description") != 0) {
+      rc = usage_fail(r, "profile '%s': unknown member \"%s\"", opt->profile_path, k);
+      break;
+    }
+  }
+  cJSON_Delete(p);
+  if (rc == 0) {
+    free(r->factory_config);
+    free(r->table_config);
+    r->factory_config = strdup(cfg->factory_config);
+    r->table_config = strdup(cfg->table_config);
+    r->profile = strdup(opt->profile_path);
+  }
+  return rc;
+}
+
 /* Checks the options and inspects the file; -1 on a usage or input error. */
 static int prepare(const nc_options *opt, nc_config *cfg, nc_report *r)
 {
@@ -467,6 +556,8 @@ static int prepare(const nc_options *opt, nc_config *cfg, nc_report *r)
     r->selected += selected(opt, &nc_case_table[i]);
   if (r->selected == 0)
     return usage_fail(r, "the rule filter selects no rule (see --list)");
+  if (opt->profile_path && load_profile(opt, cfg, r) != 0)
+    return -1;
   if (check_json(r, "--factory-config", cfg->factory_config) != 0 ||
       check_json(r, "--table-config", cfg->table_config) != 0)
     return -1;
@@ -505,6 +596,24 @@ static int prepare(const nc_options *opt, nc_config *cfg, nc_report *r)
   return 0;
 }
 
+static void remove_cache(const char *dir)
+{
+  if (!dir[0])
+    return;
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.')
+      continue;
+    char path[PATH_MAX + 256];
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    unlink(path);
+  }
+  if (d)
+    closedir(d);
+  rmdir(dir);
+}
+
 static double monotonic_s(void)
 {
   struct timespec ts;
@@ -541,8 +650,16 @@ nc_report *nc_run(const nc_options *opt)
   nc_config cfg;
   if (prepare(opt, &cfg, r) != 0) {
     nc_elf_info_clear(&cfg.elf);
+    release_owned();
     return r;
   }
+
+  /* Scratch files the cases of this run share (the failure sweeps). */
+  const char *tmp = getenv("TMPDIR");
+  snprintf(cfg.cache_dir, sizeof(cfg.cache_dir), "%s/nve-conform-run-XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(cfg.cache_dir))
+    cfg.cache_dir[0] = '\0';
 
   /* The probe: SYM-06's case, continued through the host's loader. */
   probe_state ps;
@@ -613,6 +730,8 @@ nc_report *nc_run(const nc_options *opt)
                          "(each says why)",
                          r->executed, r->selected);
   r->seconds = monotonic_s() - t0;
+  remove_cache(cfg.cache_dir);
   nc_elf_info_clear(&cfg.elf);
+  release_owned();
   return r;
 }

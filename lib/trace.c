@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "context.h"
 #include "record.h"
 
@@ -44,9 +45,14 @@ void nc_trace_enter(const char *callback)
     phase[i] = callback[i];
   phase[n] = '\0';
   phase[0] = callback[0];
+  nc_alloc_plugin_enter();
 }
 
-void nc_trace_leave(void) { phase[0] = '\0'; }
+void nc_trace_leave(void)
+{
+  phase[0] = '\0';
+  nc_alloc_plugin_leave();
+}
 
 const char *nc_trace_current(void) { return phase[0] ? (const char *)phase : NULL; }
 

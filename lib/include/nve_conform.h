@@ -69,6 +69,8 @@ typedef struct nc_options {
   int workers;  /* size of the NVE services thread pool; default 4 */
   int schedule; /* 0 pool (default), 1 inline, 2 reverse, 3 shuffle, 4 delays */
   int no_fork;  /* run cases in this process (debugging; a crash ends it) */
+  const char *profile_path; /* JSON profile (README "Profiles"); may be NULL */
+  long sweep_k; /* run only this step of the allocation-failure sweeps */
   int strict;   /* WARN fails the run */
   int verbose;
   /* Called after each case, e.g. for progress output; may be NULL. */

@@ -10,6 +10,10 @@
 
 #define HM_HIDDEN __attribute__((visibility("hidden")))
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The creation entry point behind nve_plugin_create_external_factory. */
 HM_HIDDEN nve_status_t hm_create_factory(const char *json_config, nve_ext_table_factory_t *out,
                                          const char **out_error);
@@ -21,5 +25,9 @@ HM_HIDDEN const char *hm_last_error(void);
 
 /* Produces a table from a table config (used by the factory). */
 HM_HIDDEN nve_status_t hm_table_create(const char *json_config, nve_ext_table_t *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
