@@ -202,6 +202,7 @@ int nc_isolated_call(nc_case *c, nc_target target, const char *label, const char
   out->target = target;
   out->k = k;
   out->zero_first = -1;
+  out->must_fail_with = -2;
   snprintf(out->config, sizeof(out->config), "%s", label);
   call_job j = {c, target, json, k};
   nc_child_result cr;
@@ -236,6 +237,7 @@ int nc_isolated_call(nc_case *c, nc_target target, const char *label, const char
     out->signo = cr.signo;
   }
   nc_child_result_free(&cr);
+  nc_trace_record("BEAT", 0, NULL); /* progress: the parent's timeout is for silence */
   return 0;
 }
 
@@ -401,9 +403,12 @@ int nc_config_calls_run(nc_case *c, nc_target target, nc_sweep *out)
     if (c->cfg->failing[i].target != (int)target)
       continue;
     nc_call_outcome o;
-    if (nc_isolated_call(c, target, "declared failing in the profile", c->cfg->failing[i].json,
-                         0, &o) != 0 ||
-        append(out, &o) != 0)
+    char label[48];
+    snprintf(label, sizeof(label), "#%zu declared failing in the profile", i + 1);
+    if (nc_isolated_call(c, target, label, c->cfg->failing[i].json, 0, &o) != 0)
+      rc = -1;
+    o.must_fail_with = c->cfg->failing[i].status;
+    if (rc == 0 && append(out, &o) != 0)
       rc = -1;
   }
   free(nested);

@@ -39,6 +39,7 @@ typedef struct nc_call_outcome {
   long destroy_left; /* success: blocks left after destroying the handle */
   int zero_first;    /* -1 no allocation or service call; 0 not zero; 1 zero */
   int error_state;   /* creation: NC_ERR_* */
+  int must_fail_with; /* a profile's failing config: the status it declares (-1 any; -2 none) */
   char message[160];
 } nc_call_outcome;
 

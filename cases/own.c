@@ -89,6 +89,12 @@ static const char *slot_name(const nc_call_outcome *o)
 
 static int own01_visit(nc_case *c, const nc_call_outcome *o, const char *label)
 {
+  if (o->completed && o->must_fail_with != -2 &&
+      (o->status == NVE_SUCCESS || (o->must_fail_with >= 0 && o->status != o->must_fail_with))) {
+    nc_fail(c, label, "the failure the profile declares",
+            "status %d (the profile declares %d)", (int)o->status, o->must_fail_with);
+    return 1;
+  }
   if (!o->completed || o->status == NVE_SUCCESS || o->output != 1)
     return 0;
   nc_fail(c, label, "a failure leaves the output zero",

@@ -31,6 +31,7 @@ typedef struct nc_config {
   struct nc_failing_config {
     int target; /* 0 creation, 1 produce */
     const char *json;
+    int status; /* the status it must fail with; -1: any failure */
   } failing[16];
   size_t failing_count;
   int key_size, row_size, exact;

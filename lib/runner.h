@@ -10,6 +10,11 @@
 
 #include "record.h"
 
+/* A child that keeps reporting progress may run past its timeout, up to
+ * timeout * NC_RUNNER_CAP_FACTOR + NC_RUNNER_CAP_EXTRA_S seconds. */
+#define NC_RUNNER_CAP_FACTOR 10
+#define NC_RUNNER_CAP_EXTRA_S 300
+
 /* Exit status a child uses when its result channel was closed under it. */
 #define NC_CHILD_EXIT_CHANNEL_LOST 121
 
@@ -27,7 +32,8 @@ typedef struct nc_child_result {
 
 typedef void (*nc_child_body)(void *arg);
 
-/* Runs body(arg) in a child with the given timeout. With in_process set it
+/* Runs body(arg) in a child that must not stay silent (no record) longer
+ * than timeout_s. With in_process set it
  * runs here instead (a crash then ends the harness). Returns 0, or -1 with a
  * message in err when the harness itself could not run it (fork or pipe
  * failed). */

@@ -520,6 +520,8 @@ static int load_profile(const nc_options *opt, nc_config *cfg, nc_report *r)
         if (cfg->failing_count < sizeof(cfg->failing) / sizeof(cfg->failing[0])) {
           cfg->failing[cfg->failing_count].target = strcmp(target, "table") == 0;
           cfg->failing[cfg->failing_count].json = profile_config(config);
+          const cJSON *st = cJSON_GetObjectItemCaseSensitive(fc, "status");
+          cfg->failing[cfg->failing_count].status = cJSON_IsNumber(st) ? st->valueint : -1;
           cfg->failing_count++;
         }
       }
