@@ -173,8 +173,10 @@ static void call_body(void *arg)
     if (usable) {
       destroy(j->target, &slot);
       /* What produce made may belong to the factory: count after both go. */
-      if (j->target == NC_TARGET_PRODUCE)
+      if (j->target == NC_TARGET_PRODUCE) {
         nc_call_factory_destroy(&f);
+        f.ops = NULL;
+      }
       nc_alloc_stats after;
       nc_alloc_get_stats(&after);
       destroy_left = after.live;
@@ -191,6 +193,9 @@ static void call_body(void *arg)
            nc_alloc_watch_state(), error_state);
   const char *fields[] = {numbers, message};
   nc_trace_record("OUTCOME", 2, fields);
+  if (f.ops)
+    nc_call_factory_destroy(&f);
+  nc_pool_shutdown();
 }
 
 /* ---- in the case's own process --------------------------------------------------- */

@@ -249,6 +249,7 @@ static void null_body(void *arg)
       return;
     }
     s = nc_call_produce(&f, 1, c->cfg->table_config, NULL);
+    nc_call_factory_destroy(&f);
   }
   if (s == NVE_ERROR_INVALID_ARGUMENT)
     nc_note(c, null_calls[j->which], "NVE_ERROR_INVALID_ARGUMENT", "%d", (int)s);

@@ -87,6 +87,7 @@ static void case_body(void *arg)
     nc_trace_record("SETTLED", 0, NULL);
     nc_load_probe(&c);
   }
+  nc_pool_shutdown(); /* no helper thread outlives the case */
 }
 
 /* ---- turning a child's records into a verdict --------------------------- */
