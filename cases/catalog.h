@@ -54,9 +54,19 @@
     "*out_error: NULL on success; on failure NULL or intact text", "abi.md §6 Output ownership") \
   X("OWN-06", OWN, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_own_06,             \
     "NULL output pointers get NVE_ERROR_INVALID_ARGUMENT, not a crash", "rules.md OWN-06")    \
+  X("ERR-01", ERR, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_err_01,               \
+    "Every returned status is a defined nve_status_t value", "abi.md §1; §6 Errors")            \
+  X("ERR-02", ERR, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_err_02,               \
+    "After a failed op, last_error on that thread is a non-empty message", "abi.md §6 Errors") \
+  X("ERR-03", ERR, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_err_03,               \
+    "A table's last_error is thread-local", "abi.md §6 Errors")                                \
+  X("ERR-04", ERR, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_err_04,               \
+    "The factory's last_error follows ERR-02 and ERR-03 for produce", "abi.md §6 Errors")      \
   X("ERR-05", ERR, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_err_05,               \
     "No crash, abort or escaped exception, also under allocation failure",                     \
     "abi.md §6 No unwinding")                                                                  \
+  X("ERR-06", ERR, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_err_06,             \
+    "A failing host service makes the op fail, with a message", "rules.md ERR-06")            \
   X("LIF-03", LIF, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_lif_03,               \
     "A whole lifecycle leaves no memory allocated by the plugin", "abi.md §3 Leases; §6")     \
   X("SVC-01", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_01,               \

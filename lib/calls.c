@@ -4,7 +4,18 @@
 #include <string.h>
 
 #include "context.h"
+#include "violations.h"
 #include "trace.h"
+
+/* ERR-01, for every family: a status outside the enum is recorded with
+ * the callback that returned it. */
+static nve_status_t checked(const char *callback, nve_status_t s)
+{
+  if (s < NVE_SUCCESS || s > NVE_ERROR_OUT_OF_MEMORY)
+    nc_violation_recordf("ERR-01", "%s returned %d, which is not a nve_status_t value", callback,
+                         (int)s);
+  return s;
+}
 
 nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
                                     nve_ext_table_factory_t *out, const char **out_error)
@@ -12,7 +23,7 @@ nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
   nc_trace_enter("nve_plugin_create_external_factory");
   nve_status_t s = p->create_external_factory(json, out, out_error);
   nc_trace_leave();
-  return s;
+  return checked("nve_plugin_create_external_factory", s);
 }
 
 nve_status_t nc_call_produce(const nve_ext_table_factory_t *f, int64_t table_id,
@@ -21,7 +32,7 @@ nve_status_t nc_call_produce(const nve_ext_table_factory_t *f, int64_t table_id,
   nc_trace_enter("factory produce");
   nve_status_t s = f->ops->produce(f->self, table_id, json, out);
   nc_trace_leave();
-  return s;
+  return checked("factory produce", s);
 }
 
 const char *nc_call_factory_last_error(const nve_ext_table_factory_t *f)
@@ -56,7 +67,7 @@ void nc_call_table_destroy(const nve_ext_table_t *t)
   nve_status_t s = (CALL);                        \
   nc_trace_leave();                               \
   nc_context_release(ctx);                        \
-  return s;
+  return checked("table " NAME, s);
 
 nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
                           uint64_t *hit_mask, int64_t value_stride, void *values,

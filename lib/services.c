@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,28 +186,58 @@ static const char *svc_last_error(nve_ext_context_t ctx)
   return service_error;
 }
 
+/* Calls per service, and the service made to fail (ERR-06). */
+static const char *const service_names[] = {"num_workers", "execute_n", "execute_n_wg",
+                                            "get_lookup_stream", "get_modify_stream",
+                                            "get_scratch"};
+static _Atomic long service_calls[6];
+static _Atomic int failing_service = -1;
+
+static int service_index(const char *name)
+{
+  for (int i = 0; i < 6; i++)
+    if (strcmp(service_names[i], name) == 0)
+      return i;
+  return -1;
+}
+
+void nc_services_fail(const char *service)
+{
+  atomic_store(&failing_service, service ? service_index(service) : -1);
+}
+
+long nc_services_calls(const char *service)
+{
+  int i = service_index(service);
+  return i < 0 ? 0 : atomic_load(&service_calls[i]);
+}
+
 /* The entry points: harness code, so the plugin's allocation accounting
  * pauses while they run, and a service call is an event OWN-03 watches. */
-#define ENTRY(NAME, PARAMS, ARGS)     \
-  static nve_status_t NAME PARAMS     \
-  {                                   \
-    nc_alloc_watch_event();           \
-    nc_alloc_pause();                 \
-    nve_status_t s = NAME##_impl ARGS; \
-    nc_alloc_resume();                \
-    return s;                         \
+#define ENTRY(NAME, INDEX, PARAMS, ARGS)                                              \
+  static nve_status_t NAME PARAMS                                                     \
+  {                                                                                   \
+    nc_alloc_watch_event();                                                           \
+    atomic_fetch_add(&service_calls[INDEX], 1);                                       \
+    if (atomic_load(&failing_service) == INDEX)                                       \
+      return service_fail(NVE_ERROR_RUNTIME, "%s: failure injected by nve-conform",   \
+                          service_names[INDEX]);                                      \
+    nc_alloc_pause();                                                                 \
+    nve_status_t s = NAME##_impl ARGS;                                                \
+    nc_alloc_resume();                                                                \
+    return s;                                                                         \
   }
 
-ENTRY(svc_num_workers, (nve_ext_context_t c, int64_t *o), (c, o))
-ENTRY(svc_execute_n, (nve_ext_context_t c, int64_t n, nve_status_t (*t)(void *, int64_t), void *u),
+ENTRY(svc_num_workers, 0, (nve_ext_context_t c, int64_t *o), (c, o))
+ENTRY(svc_execute_n, 1, (nve_ext_context_t c, int64_t n, nve_status_t (*t)(void *, int64_t), void *u),
       (c, n, t, u))
-ENTRY(svc_execute_n_wg,
+ENTRY(svc_execute_n_wg, 2,
       (nve_ext_context_t c, int64_t n, nve_status_t (*t)(void *, int64_t), void *u,
        const int64_t *w, int64_t nw, int64_t tpw),
       (c, n, t, u, w, nw, tpw))
-ENTRY(svc_lookup_stream, (nve_ext_context_t c, void **o), (c, o))
-ENTRY(svc_modify_stream, (nve_ext_context_t c, void **o), (c, o))
-ENTRY(svc_get_scratch, (nve_ext_context_t c, const char *n, size_t z, int32_t h, void **o),
+ENTRY(svc_lookup_stream, 3, (nve_ext_context_t c, void **o), (c, o))
+ENTRY(svc_modify_stream, 4, (nve_ext_context_t c, void **o), (c, o))
+ENTRY(svc_get_scratch, 5, (nve_ext_context_t c, const char *n, size_t z, int32_t h, void **o),
       (c, n, z, h, o))
 #undef ENTRY
 

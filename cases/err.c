@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ERR: statuses and thread-local last_error (rules.md "ERR"; ERR-05 is in
+ * own.c). Failures are provoked with calls a conforming table must or may
+ * reject, and with configs produce must reject. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+#include "catalog.h"
+#include "common.h"
+#include "services.h"
+#include "trace.h"
+#include "violations.h"
+
+#define MESSAGE_BOUND 4096
+#define ROUNDS 50
+
+/* ---- provoking failures --------------------------------------------------------- */
+
+typedef struct subject {
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  int64_t key_size, row;
+  unsigned char key[8];
+  float *values; /* room for a row and a bit more */
+} subject;
+
+static int open_subject(nc_case *c, subject *s)
+{
+  memset(s, 0, sizeof(*s));
+  if (nc_open_table(c, &s->f, &s->t) != 0)
+    return -1;
+  s->key_size = nc_call_key_size(&s->t);
+  s->row = nc_call_max_row_size(&s->t);
+  if (s->row <= 0 || s->row > (1 << 20) || (s->key_size != 4 && s->key_size != 8)) {
+    nc_skip(c, "blocked: the table's key size or row size is unusable (TBL-01)");
+    nc_close_table(&s->f, &s->t);
+    return -1;
+  }
+  s->values = calloc(1, (size_t)s->row + 64);
+  uint64_t k = 42;
+  memcpy(s->key, &k, 8);
+  if (!s->values) {
+    nc_close_table(&s->f, &s->t);
+    return -1;
+  }
+  nc_call_insert(&s->t, 1, s->key, s->row, s->row, s->values);
+  return 0;
+}
+
+static void close_subject(subject *s)
+{
+  nc_close_table(&s->f, &s->t);
+  free(s->values);
+}
+
+enum { N_TABLE_PROVOCATIONS = 6, N_FACTORY_PROVOCATIONS = 4 };
+
+static const char *const table_provocations[N_TABLE_PROVOCATIONS] = {
+    "insert with value_size above max_row_size",
+    "update with value_size above max_row_size",
+    "update_accumulate with NVE_DTYPE_UNKNOWN",
+    "update_accumulate with dtype 999 (outside the enum)",
+    "update_accumulate with an update_size that is not a multiple of 4",
+    "find with n = -1"};
+
+static nve_status_t provoke_table(subject *s, int which)
+{
+  int64_t big = s->row + 4;
+  switch (which) {
+  case 0: return nc_call_insert(&s->t, 1, s->key, big, big, s->values);
+  case 1: return nc_call_update(&s->t, 1, s->key, big, big, s->values);
+  case 2:
+    return nc_call_update_accumulate(&s->t, 1, s->key, s->row, 4, s->values, NVE_DTYPE_UNKNOWN);
+  case 3: return nc_call_update_accumulate(&s->t, 1, s->key, s->row, 4, s->values, 999);
+  case 4:
+    return nc_call_update_accumulate(&s->t, 1, s->key, s->row, 3, s->values, NVE_DTYPE_FLOAT32);
+  default: return nc_call_find(&s->t, -1, s->key, NULL, s->row, NULL, NULL);
+  }
+}
+
+static const char *const factory_provocations[N_FACTORY_PROVOCATIONS] = {
+    "this is not JSON", "{\"max_row_size\": \"many\"}", "{", "[1, 2]"};
+
+static nve_status_t provoke_factory(subject *s, int which, const char *extra)
+{
+  nve_ext_table_t t;
+  const char *json = which < N_FACTORY_PROVOCATIONS ? factory_provocations[which] : extra;
+  nve_status_t st = nc_call_produce(&s->f, 2, json, &t);
+  if (st == NVE_SUCCESS && t.ops && t.ops->destroy)
+    nc_call_table_destroy(&t);
+  return st;
+}
+
+static const char *table_error(subject *s) { return nc_call_table_last_error(&s->t); }
+static const char *factory_error(subject *s) { return nc_call_factory_last_error(&s->f); }
+
+/* Checks the message after a failure (ERR-02). Returns its length, or -1. */
+static long check_message(nc_case *c, const char *what, nve_status_t status, const char *msg,
+                          char *copy)
+{
+  char call[200];
+  snprintf(call, sizeof(call), "last_error after %s (status %d)", what, (int)status);
+  long len = nc_read_plugin_string(msg, copy, MESSAGE_BOUND);
+  if (!msg)
+    nc_fail(c, call, "a message", "NULL");
+  else if (len == -1)
+    nc_fail(c, call, "a readable message", "an unreadable pointer %p", (const void *)msg);
+  else if (len == -2)
+    nc_fail(c, call, "a message terminated within 4096 bytes", "no NUL in 4096 bytes");
+  else if (len == 0)
+    nc_fail(c, call, "a non-empty message", "\"\"");
+  else if (!nc_utf8_valid(copy))
+    nc_warn(c, call, "valid UTF-8", "invalid UTF-8 bytes");
+  else
+    nc_note(c, call, "a message", "\"%s\"", copy);
+  return len > 0 ? len : -1;
+}
+
+/* ---- ERR-01 ---------------------------------------------------------------------- */
+
+void nc_case_err_01(nc_case *c)
+{
+  subject s;
+  if (open_subject(c, &s) != 0)
+    return;
+  for (int i = 0; i < N_TABLE_PROVOCATIONS; i++)
+    provoke_table(&s, i);
+  for (int i = 0; i < N_FACTORY_PROVOCATIONS; i++)
+    provoke_factory(&s, i, NULL);
+  nc_workload_result w;
+  nc_workload_run(&s.t, c->cfg->seed, &w);
+  close_subject(&s);
+  size_t n = nc_violation_count("ERR-01");
+  if (n == 0)
+    nc_note(c, "every status returned in this case", "a nve_status_t value", "all defined");
+  for (size_t i = 0; i < n && i < 3; i++)
+    nc_fail(c, "a returned status", "a nve_status_t value (0..5)", "%s",
+            nc_violation_text("ERR-01", i));
+}
+
+/* ---- ERR-02 ---------------------------------------------------------------------- */
+
+void nc_case_err_02(nc_case *c)
+{
+  subject s;
+  if (open_subject(c, &s) != 0)
+    return;
+  int failures = 0;
+  char copy[MESSAGE_BOUND];
+  for (int i = 0; i < N_TABLE_PROVOCATIONS; i++) {
+    nve_status_t st = provoke_table(&s, i);
+    if (st == NVE_SUCCESS)
+      continue;
+    failures++;
+    check_message(c, table_provocations[i], st, table_error(&s), copy);
+  }
+  close_subject(&s);
+  if (!failures)
+    nc_skip(c, "inconclusive: none of the calls a table may reject failed (%s, ...); declare "
+               "failing calls in a profile",
+            table_provocations[0]);
+}
+
+/* ---- ERR-03 and ERR-04: two threads, two failures, barriers ------------------------ */
+
+typedef struct duel {
+  nc_case *c;
+  subject *s;
+  int factory; /* ERR-04 */
+  int x, y;    /* the two provocations, with different messages */
+  pthread_barrier_t step;
+  int b_succeeds, swap; /* the variant of this round */
+  char problem[512];
+} duel;
+
+static nve_status_t provoke(duel *d, int which)
+{
+  return d->factory ? provoke_factory(d->s, which, NULL) : provoke_table(d->s, which);
+}
+
+static const char *last_error_of(duel *d) { return d->factory ? factory_error(d->s) : table_error(d->s); }
+
+static void *thread_b(void *arg)
+{
+  duel *d = arg;
+  for (int round = 0; round < 4 * ROUNDS; round++) {
+    pthread_barrier_wait(&d->step); /* A has failed and read its message */
+    int mine = d->swap ? d->x : d->y;
+    if (d->b_succeeds) {
+      if (d->factory) {
+        nve_ext_table_t t;
+        if (nc_call_produce(&d->s->f, 3, d->c->cfg->table_config, &t) == NVE_SUCCESS)
+          nc_call_table_destroy(&t);
+      } else {
+        nc_call_find(&d->s->t, 1, d->s->key, NULL, d->s->row, NULL, NULL);
+      }
+    } else {
+      provoke(d, mine);
+      last_error_of(d);
+    }
+    pthread_barrier_wait(&d->step); /* B is done; A checks */
+  }
+  return NULL;
+}
+
+/* Thread A's side of the rounds; returns 0, or -1 with d->problem set to
+ * the first problem (all rounds still run, so thread B can finish). */
+static int thread_a(duel *d)
+{
+  int bad = 0;
+  char before[MESSAGE_BOUND], pointed[MESSAGE_BOUND], again[MESSAGE_BOUND];
+  for (int round = 0; round < 4 * ROUNDS; round++) {
+    d->b_succeeds = round % 2;
+    d->swap = (round / 2) % 2;
+    int mine = d->swap ? d->y : d->x;
+    provoke(d, mine);
+    const char *p = last_error_of(d);
+    long len = nc_read_plugin_string(p, before, sizeof(before));
+    pthread_barrier_wait(&d->step);
+    pthread_barrier_wait(&d->step);
+    long len2 = nc_read_plugin_string(p, pointed, sizeof(pointed));
+    const char *q = last_error_of(d);
+    long len3 = nc_read_plugin_string(q, again, sizeof(again));
+    const char *between = d->b_succeeds ? "a success" : "a different failure";
+    if (bad)
+      continue;
+    if (len > 0 && (len2 < 0 || strcmp(before, pointed) != 0)) {
+      bad = 1;
+      snprintf(d->problem, sizeof(d->problem),
+               "round %d: the text at the pointer thread A got changed from \"%.120s\" to "
+               "\"%.120s\" after %s on thread B",
+               round, before, len2 < 0 ? "(unreadable)" : pointed, between);
+    } else if (len > 0 && (len3 < 0 || strcmp(before, again) != 0)) {
+      bad = 1;
+      snprintf(d->problem, sizeof(d->problem),
+               "round %d: thread A's last_error changed from \"%.120s\" to \"%.120s\" after %s "
+               "on thread B",
+               round, before, len3 < 0 ? "(unreadable)" : again, between);
+    }
+  }
+  return bad ? -1 : 0;
+}
+
+/* Picks two provocations that fail with different messages; -1 if none. */
+static int pick_two(nc_case *c, duel *d, int count, const char *const *names)
+{
+  char first[MESSAGE_BOUND] = "", msg[MESSAGE_BOUND];
+  int have_first = -1;
+  for (int i = 0; i < count; i++) {
+    if (provoke(d, i) == NVE_SUCCESS)
+      continue;
+    if (nc_read_plugin_string(last_error_of(d), msg, sizeof(msg)) <= 0)
+      continue;
+    if (have_first < 0) {
+      have_first = i;
+      snprintf(first, sizeof(first), "%s", msg);
+    } else if (strcmp(first, msg) != 0) {
+      d->x = have_first;
+      d->y = i;
+      nc_note(c, "the two failures", "different messages", "X: %s -> \"%.100s\"; Y: %s -> \"%.100s\"",
+              names[d->x], first, names[d->y], msg);
+      return 0;
+    }
+  }
+  nc_skip(c, "inconclusive: %s; declare failing calls in a profile",
+          have_first < 0 ? "no failure with a message could be provoked"
+                         : "every provoked failure gave the same message, so a shared buffer "
+                           "would go unnoticed");
+  return -1;
+}
+
+static void run_duel(nc_case *c, int factory)
+{
+  subject s;
+  if (open_subject(c, &s) != 0)
+    return;
+  duel d;
+  memset(&d, 0, sizeof(d));
+  d.c = c;
+  d.s = &s;
+  d.factory = factory;
+  const char *const *names = factory ? factory_provocations : table_provocations;
+  if (pick_two(c, &d, factory ? N_FACTORY_PROVOCATIONS : N_TABLE_PROVOCATIONS, names) == 0) {
+    pthread_barrier_init(&d.step, NULL, 2);
+    pthread_t b;
+    if (pthread_create(&b, NULL, thread_b, &d) != 0) {
+      nc_harness_error(c, "could not start a thread");
+    } else {
+      int bad = thread_a(&d);
+      pthread_join(b, NULL);
+      if (bad)
+        nc_fail(c, "last_error on two threads", "each thread keeps its own message", "%s",
+                d.problem);
+      else
+        nc_note(c, "last_error on two threads", "each thread keeps its own message",
+                "%d rounds: A failed, B failed or succeeded, in both orders", 4 * ROUNDS);
+    }
+    pthread_barrier_destroy(&d.step);
+  }
+  close_subject(&s);
+}
+
+void nc_case_err_03(nc_case *c) { run_duel(c, 0); }
+
+void nc_case_err_04(nc_case *c)
+{
+  /* ERR-02 for produce first: the factory's last_error after a failure. */
+  subject s;
+  if (open_subject(c, &s) != 0)
+    return;
+  char copy[MESSAGE_BOUND];
+  int failures = 0;
+  for (int i = 0; i < N_FACTORY_PROVOCATIONS; i++) {
+    nve_status_t st = provoke_factory(&s, i, NULL);
+    if (st == NVE_SUCCESS)
+      continue;
+    failures++;
+    char what[96];
+    snprintf(what, sizeof(what), "produce with config %s", factory_provocations[i]);
+    check_message(c, what, st, factory_error(&s), copy);
+  }
+  close_subject(&s);
+  if (failures)
+    run_duel(c, 1);
+  else
+    nc_skip(c, "inconclusive: produce accepted every invalid config; declare failing table "
+               "configs in a profile");
+}
+
+/* ---- ERR-06: a failing host service ---------------------------------------------- */
+
+static const char *const services[] = {"execute_n", "execute_n_wg", "get_scratch", "num_workers",
+                                       "get_lookup_stream", "get_modify_stream"};
+
+void nc_case_err_06(nc_case *c)
+{
+  int used = 0;
+  for (size_t i = 0; i < sizeof(services) / sizeof(services[0]); i++) {
+    subject s;
+    if (open_subject(c, &s) != 0)
+      return;
+    long before = nc_services_calls(services[i]);
+    nc_services_fail(services[i]);
+    nc_workload_result w;
+    nc_workload_run(&s.t, c->cfg->seed, &w);
+    nc_services_fail(NULL);
+    long calls = nc_services_calls(services[i]) - before;
+    if (calls > 0) {
+      used = 1;
+      char what[128];
+      snprintf(what, sizeof(what), "the workload with %s failing", services[i]);
+      if (w.status == NVE_SUCCESS)
+        nc_fail(c, what, "the op that called the failing service returns a failure",
+                "%ld calls of %s failed, yet every op returned NVE_SUCCESS", calls, services[i]);
+      else if (!w.message[0])
+        nc_note(c, what, "a failure with a message",
+                "%s returned %d; its last_error was empty (ERR-02 judges messages)",
+                w.failed_op, (int)w.status);
+      else
+        nc_note(c, what, "a failure with a message", "%s returned %d: %s", w.failed_op,
+                (int)w.status, w.message);
+    }
+    close_subject(&s);
+  }
+  if (!used)
+    nc_skip(c, "not applicable: the plugin called no host service during the workload");
+}
