@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "calls.h"
+#include "violations.h"
 
 int nc_create_factory(nc_case *c, nve_ext_table_factory_t *f)
 {
@@ -217,4 +219,33 @@ void nc_workload_report(nc_case *c, const char *when, const nc_workload_result *
   else
     nc_fail(c, when, "every operation succeeds", "%s returned status %d: %s", w->failed_op,
             (int)w->status, w->message[0] ? w->message : "(no message)");
+}
+
+int nc_has_handshake(nc_case *c)
+{
+  if (c->plugin->set_nve_services)
+    return 1;
+  nc_skip(c, "not applicable: the plugin does not export nve_plugin_set_nve_services (SYM-07)");
+  return 0;
+}
+
+/* Time for plugin-owned threads to make their late calls before counting. */
+#define LATE_USE_WAIT_US 100000
+
+void nc_report_violations(nc_case *c, const char *rule, const char *call, const char *what)
+{
+  usleep(LATE_USE_WAIT_US);
+  size_t n = nc_violation_count(rule);
+  if (n == 0) {
+    nc_note(c, call, what, "no violation");
+    return;
+  }
+  for (size_t i = 0; i < 4; i++) {
+    const char *text = nc_violation_text(rule, i);
+    if (!text)
+      break;
+    nc_fail(c, call, what, "%s%s", text, i == 0 && n > 1 ? " (and more)" : "");
+  }
+  if (n > 4)
+    nc_note(c, call, what, "%zu violations in all", n);
 }

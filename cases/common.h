@@ -34,4 +34,12 @@ void nc_workload_run(const nve_ext_table_t *t, uint64_t seed, nc_workload_result
 /* Records a failed workload as a check of the case's rule. */
 void nc_workload_report(nc_case *c, const char *when, const nc_workload_result *w);
 
+/* Whether the plugin exports the services handshake; skips the case
+ * (SYM-07 owns that) when it does not. */
+int nc_has_handshake(nc_case *c);
+
+/* Reports the violations of rule recorded so far (after a short wait for
+ * plugin threads that use a context late) as failed checks of what. */
+void nc_report_violations(nc_case *c, const char *rule, const char *call, const char *what);
+
 #endif

@@ -15,8 +15,6 @@
 #include "trace.h"
 #include "violations.h"
 
-/* Time for plugin-owned threads to make their late calls before counting. */
-#define LATE_USE_WAIT_US 100000
 
 static void handshake(nc_case *c, const nve_ext_nve_services_t *svc)
 {
@@ -39,33 +37,19 @@ static int run_workload(nc_case *c, const char *when, nc_workload_result *w)
   return w->status;
 }
 
-/* Reports the violations of the case's own rule after a workload. */
-static void report_violations(nc_case *c, const char *what_is_checked)
+/* The cases that watch the services: a workload, then the violations. */
+static void workload_then_violations(nc_case *c, const char *what_is_checked)
 {
-  usleep(LATE_USE_WAIT_US);
-  const char *rule = c->def->info.id;
-  size_t n = nc_violation_count(rule);
-  if (n == 0) {
-    nc_note(c, "NVE services during the workload", what_is_checked, "no violation");
-    return;
-  }
-  for (size_t i = 0; i < 4; i++) {
-    const char *text = nc_violation_text(rule, i);
-    if (!text)
-      break;
-    nc_fail(c, "NVE services during the workload", what_is_checked, "%s%s", text,
-            i == 0 && n > 1 ? " (and more)" : "");
-  }
-  if (n > 4)
-    nc_note(c, "NVE services during the workload", what_is_checked, "%zu violations in all", n);
+  nc_workload_result w;
+  if (run_workload(c, "workload", &w) >= 0)
+    nc_report_violations(c, c->def->info.id, "NVE services during the workload",
+                         what_is_checked);
 }
 
 void nc_case_svc_01(nc_case *c)
 {
-  if (!c->plugin->set_nve_services) {
-    nc_skip(c, "not applicable: the plugin does not export nve_plugin_set_nve_services (SYM-07)");
+  if (!nc_has_handshake(c))
     return;
-  }
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
   if (nc_open_table(c, &f, &t) != 0)
@@ -97,10 +81,8 @@ static void *handshake_racer(void *arg)
 
 void nc_case_svc_02(nc_case *c)
 {
-  if (!c->plugin->set_nve_services) {
-    nc_skip(c, "not applicable: the plugin does not export nve_plugin_set_nve_services (SYM-07)");
+  if (!nc_has_handshake(c))
     return;
-  }
   /* This child has not done the handshake yet: all threads do the first. */
   enum { THREADS = 8 };
   pthread_t threads[THREADS];
@@ -129,42 +111,27 @@ void nc_case_svc_02(nc_case *c)
 
 void nc_case_svc_03(nc_case *c)
 {
-  nc_workload_result w;
-  if (run_workload(c, "workload", &w) < 0)
-    return;
-  report_violations(c, "get_scratch only on the thread running the table op, never in a task");
+  workload_then_violations(c, "get_scratch only on the thread running the table op, never in a task");
 }
 
 void nc_case_svc_04(nc_case *c)
 {
-  nc_workload_result w;
-  if (run_workload(c, "workload", &w) < 0)
-    return;
-  report_violations(c, "no context (or its scratch) used after its op returned");
+  workload_then_violations(c, "no context (or its scratch) used after its op returned");
 }
 
 void nc_case_svc_05(nc_case *c)
 {
-  nc_workload_result w;
-  if (run_workload(c, "workload", &w) < 0)
-    return;
-  report_violations(c, "no scratch pointer used after its buffer grew");
+  workload_then_violations(c, "no scratch pointer used after its buffer grew");
 }
 
 void nc_case_svc_06(nc_case *c)
 {
-  nc_workload_result w;
-  if (run_workload(c, "workload", &w) < 0)
-    return;
-  report_violations(c, "valid arguments to every service");
+  workload_then_violations(c, "valid arguments to every service");
 }
 
 void nc_case_svc_08(nc_case *c)
 {
-  nc_workload_result w;
-  if (run_workload(c, "workload", &w) < 0)
-    return;
-  report_violations(c, "no execute_n / execute_n_wg from inside a task");
+  workload_then_violations(c, "no execute_n / execute_n_wg from inside a task");
 }
 
 /* One run of the workload under a pool configuration; compares its digest

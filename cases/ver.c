@@ -171,10 +171,8 @@ void nc_case_ver_04(nc_case *c)
  * (replacing the one the load gave), then run the workload. */
 static void with_services_of(nc_case *c, const nve_ext_nve_services_t *svc, const char *which)
 {
-  if (!c->plugin->set_nve_services) {
-    nc_skip(c, "not applicable: the plugin does not export nve_plugin_set_nve_services (SYM-07)");
+  if (!nc_has_handshake(c))
     return;
-  }
   nc_trace_enter("nve_plugin_set_nve_services");
   c->plugin->set_nve_services(svc);
   nc_trace_leave();
@@ -201,10 +199,6 @@ void nc_case_ver_06(nc_case *c)
   /* An older host: only num_workers, nothing after it. */
   size_t size = offsetof(nve_ext_nve_services_t, num_workers) + sizeof(void *);
   with_services_of(c, nc_services_table_truncated(size), "an older host's truncated table");
-  size_t n = nc_violation_count("VER-06");
-  for (size_t i = 0; i < n && i < 3; i++)
-    nc_fail(c, "services beyond struct_size", "checked with NVE_ABI_HAS_FIELD before use", "%s",
-            nc_violation_text("VER-06", i));
-  if (n == 0)
-    nc_note(c, "services beyond struct_size", "never called", "no call");
+  nc_report_violations(c, "VER-06", "services beyond struct_size",
+                       "checked with NVE_ABI_HAS_FIELD before use");
 }
