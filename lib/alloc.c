@@ -20,6 +20,9 @@
 
 int nc_alloc_available(void) { return AVAILABLE; }
 
+/* Used only by the interposed functions, which sanitizer builds leave out. */
+#define INTERPOSER_ONLY __attribute__((unused))
+
 /* ---- accounting state ------------------------------------------------------ */
 
 static atomic_int enabled;
@@ -54,7 +57,7 @@ void nc_alloc_task_end(int saved)
   pause_depth = saved & 0xffff;
 }
 
-static int accounting(void)
+INTERPOSER_ONLY static int accounting(void)
 {
   return atomic_load_explicit(&enabled, memory_order_relaxed) && in_plugin &&
          pause_depth == 0;
@@ -153,7 +156,7 @@ static void unlock(void) { atomic_flag_clear_explicit(&set_lock, memory_order_re
 
 static size_t slot_of(uintptr_t p) { return (size_t)((p >> 4) * 0x9e3779b97f4a7c15ull >> 44); }
 
-static void remember(void *p, size_t size)
+INTERPOSER_ONLY static void remember(void *p, size_t size)
 {
   lock();
   if (!set) {
@@ -173,7 +176,7 @@ static void remember(void *p, size_t size)
   unlock();
 }
 
-static void forget(void *p)
+INTERPOSER_ONLY static void forget(void *p)
 {
   if (!set || !p)
     return;
@@ -228,7 +231,7 @@ int nc_alloc_recently_freed(const void *p)
 }
 
 /* Decides about one counted allocation: 1 when it must fail. */
-static int inject(void)
+INTERPOSER_ONLY static int inject(void)
 {
   nc_alloc_watch_event();
   long n = atomic_fetch_add(&counted, 1) + 1;
