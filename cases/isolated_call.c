@@ -408,7 +408,7 @@ int nc_config_calls_run(nc_case *c, nc_target target, nc_sweep *out)
     if (c->cfg->failing[i].target != (int)target)
       continue;
     nc_call_outcome o;
-    char label[48];
+    char label[64];
     snprintf(label, sizeof(label), "#%zu declared failing in the profile", i + 1);
     if (nc_isolated_call(c, target, label, c->cfg->failing[i].json, 0, &o) != 0)
       rc = -1;

@@ -24,7 +24,7 @@ enum {
 
 typedef struct nc_call_outcome {
   nc_target target;
-  char config[48];  /* a label for the config used */
+  char config[64];  /* a label for the config used */
   long k;           /* the allocation made to fail (0: none) */
   int completed;    /* the child finished normally */
   char how[300];    /* when it did not: how it ended, and in which callback */
