@@ -172,9 +172,29 @@ typedef struct duel {
   char problem[512];
 } duel;
 
+/* Factory provocation i: the built-in invalid configs, then the table
+ * configs the profile declares failing. */
+static const char *factory_extra(nc_case *c, int which)
+{
+  int k = which - N_FACTORY_PROVOCATIONS;
+  for (size_t i = 0; i < c->cfg->failing_count; i++)
+    if (c->cfg->failing[i].target == 1 && k-- == 0)
+      return c->cfg->failing[i].json;
+  return NULL;
+}
+
+static int factory_provocation_count(nc_case *c)
+{
+  int n = N_FACTORY_PROVOCATIONS;
+  for (size_t i = 0; i < c->cfg->failing_count; i++)
+    n += c->cfg->failing[i].target == 1;
+  return n;
+}
+
 static nve_status_t provoke(duel *d, int which)
 {
-  return d->factory ? provoke_factory(d->s, which, NULL) : provoke_table(d->s, which);
+  return d->factory ? provoke_factory(d->s, which, factory_extra(d->c, which))
+                    : provoke_table(d->s, which);
 }
 
 static const char *last_error_of(duel *d) { return d->factory ? factory_error(d->s) : table_error(d->s); }
@@ -241,7 +261,7 @@ static int thread_a(duel *d)
 }
 
 /* Picks two provocations that fail with different messages; -1 if none. */
-static int pick_two(nc_case *c, duel *d, int count, const char *const *names)
+static int pick_two(nc_case *c, duel *d, int count, const char *(*name)(duel *, int))
 {
   char first[MESSAGE_BOUND] = "", msg[MESSAGE_BOUND];
   int have_first = -1;
@@ -257,7 +277,7 @@ static int pick_two(nc_case *c, duel *d, int count, const char *const *names)
       d->x = have_first;
       d->y = i;
       nc_note(c, "the two failures", "different messages", "X: %s -> \"%.100s\"; Y: %s -> \"%.100s\"",
-              names[d->x], first, names[d->y], msg);
+              name(d, d->x), first, name(d, d->y), msg);
       return 0;
     }
   }
@@ -266,6 +286,13 @@ static int pick_two(nc_case *c, duel *d, int count, const char *const *names)
                          : "every provoked failure gave the same message, so a shared buffer "
                            "would go unnoticed");
   return -1;
+}
+
+static const char *provocation_name(duel *d, int which)
+{
+  if (!d->factory)
+    return table_provocations[which];
+  return which < N_FACTORY_PROVOCATIONS ? factory_provocations[which] : "a failing config from the profile";
 }
 
 static void run_duel(nc_case *c, int factory)
@@ -278,8 +305,8 @@ static void run_duel(nc_case *c, int factory)
   d.c = c;
   d.s = &s;
   d.factory = factory;
-  const char *const *names = factory ? factory_provocations : table_provocations;
-  if (pick_two(c, &d, factory ? N_FACTORY_PROVOCATIONS : N_TABLE_PROVOCATIONS, names) == 0) {
+  if (pick_two(c, &d, factory ? factory_provocation_count(c) : N_TABLE_PROVOCATIONS,
+               provocation_name) == 0) {
     pthread_barrier_init(&d.step, NULL, 2);
     pthread_t b;
     if (pthread_create(&b, NULL, thread_b, &d) != 0) {
@@ -309,13 +336,14 @@ void nc_case_err_04(nc_case *c)
     return;
   char copy[MESSAGE_BOUND];
   int failures = 0;
-  for (int i = 0; i < N_FACTORY_PROVOCATIONS; i++) {
-    nve_status_t st = provoke_factory(&s, i, NULL);
+  for (int i = 0; i < factory_provocation_count(c); i++) {
+    nve_status_t st = provoke_factory(&s, i, factory_extra(c, i));
     if (st == NVE_SUCCESS)
       continue;
     failures++;
     char what[96];
-    snprintf(what, sizeof(what), "produce with config %s", factory_provocations[i]);
+    snprintf(what, sizeof(what), "produce with config %.60s",
+             i < N_FACTORY_PROVOCATIONS ? factory_provocations[i] : factory_extra(c, i));
     check_message(c, what, st, factory_error(&s), copy);
   }
   close_subject(&s);
