@@ -41,26 +41,11 @@ int nc_produce_table(nc_case *c, const nve_ext_table_factory_t *f, nve_ext_table
   return -1;
 }
 
-/* The host's acceptance test of a handle: self, ops, 1.0 size, no NULL. */
-static int usable(const void *self, const void *ops, uint32_t size_1_0, int nfns)
-{
-  if (!self || !ops)
-    return 0;
-  uint32_t size;
-  memcpy(&size, ops, sizeof(size));
-  if (size < size_1_0)
-    return 0;
-  for (int i = 0; i < nfns; i++)
-    if (!nc_ops_fn(ops, i))
-      return 0;
-  return 1;
-}
-
 int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
 {
   if (nc_create_factory(c, f) != 0)
     return -1;
-  if (!usable(f->self, f->ops, sizeof(nve_ext_table_factory_ops_t), NC_FACTORY_OPS_FNS)) {
+  if (!nc_handle_usable(f->self, f->ops, sizeof(nve_ext_table_factory_ops_t), NC_FACTORY_OPS_FNS)) {
     nc_skip(c, "blocked: the host rejects the factory handle (VER-03)");
     return -1;
   }
@@ -68,7 +53,7 @@ int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
     nc_call_factory_destroy(f);
     return -1;
   }
-  if (!usable(t->self, t->ops, sizeof(nve_ext_table_ops_t), NC_TABLE_OPS_FNS)) {
+  if (!nc_handle_usable(t->self, t->ops, sizeof(nve_ext_table_ops_t), NC_TABLE_OPS_FNS)) {
     nc_skip(c, "blocked: the host rejects the table handle (VER-03)");
     nc_call_factory_destroy(f);
     return -1;
@@ -248,4 +233,16 @@ void nc_report_violations(nc_case *c, const char *rule, const char *call, const 
   }
   if (n > 4)
     nc_note(c, call, what, "%zu violations in all", n);
+}
+
+int nc_workload_on_new_table(nc_case *c, const char *when, nc_workload_result *w)
+{
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  if (nc_open_table(c, &f, &t) != 0)
+    return -1;
+  nc_workload_run(&t, c->cfg->seed, w);
+  nc_workload_report(c, when, w);
+  nc_close_table(&f, &t);
+  return w->status;
 }

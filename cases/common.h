@@ -31,6 +31,10 @@ typedef struct nc_workload_result {
  * use execute_n) on t. The digest lets runs be compared byte for byte. */
 void nc_workload_run(const nve_ext_table_t *t, uint64_t seed, nc_workload_result *out);
 
+/* Opens a table, runs the workload on it (reported as when), closes it.
+ * Returns the workload's status, or -1 when no table could be opened. */
+int nc_workload_on_new_table(nc_case *c, const char *when, nc_workload_result *w);
+
 /* Records a failed workload as a check of the case's rule. */
 void nc_workload_report(nc_case *c, const char *when, const nc_workload_result *w);
 

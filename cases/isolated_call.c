@@ -34,22 +34,11 @@ typedef union out_slot {
 
 static int handle_usable(nc_target target, const out_slot *slot)
 {
-  const void *self = target == NC_TARGET_CREATE ? slot->factory.self : slot->table.self;
-  const void *ops = target == NC_TARGET_CREATE ? (const void *)slot->factory.ops
-                                               : (const void *)slot->table.ops;
-  uint32_t need = target == NC_TARGET_CREATE ? sizeof(nve_ext_table_factory_ops_t)
-                                             : sizeof(nve_ext_table_ops_t);
-  int nfns = target == NC_TARGET_CREATE ? NC_FACTORY_OPS_FNS : NC_TABLE_OPS_FNS;
-  if (!self || !ops)
-    return 0;
-  uint32_t size;
-  memcpy(&size, ops, sizeof(size));
-  if (size < need)
-    return 0;
-  for (int i = 0; i < nfns; i++)
-    if (!nc_ops_fn(ops, i))
-      return 0;
-  return 1;
+  if (target == NC_TARGET_CREATE)
+    return nc_handle_usable(slot->factory.self, slot->factory.ops,
+                            sizeof(nve_ext_table_factory_ops_t), NC_FACTORY_OPS_FNS);
+  return nc_handle_usable(slot->table.self, slot->table.ops, sizeof(nve_ext_table_ops_t),
+                          NC_TABLE_OPS_FNS);
 }
 
 static void destroy(nc_target target, const out_slot *slot)

@@ -23,25 +23,12 @@ static void handshake(nc_case *c, const nve_ext_nve_services_t *svc)
   nc_trace_leave();
 }
 
-/* Opens a table, runs the workload on it, closes it. Returns the result's
- * status (or -1 when no table could be opened, with the reason recorded). */
-static int run_workload(nc_case *c, const char *when, nc_workload_result *w)
-{
-  nve_ext_table_factory_t f;
-  nve_ext_table_t t;
-  if (nc_open_table(c, &f, &t) != 0)
-    return -1;
-  nc_workload_run(&t, c->cfg->seed, w);
-  nc_workload_report(c, when, w);
-  nc_close_table(&f, &t);
-  return w->status;
-}
 
 /* The cases that watch the services: a workload, then the violations. */
 static void workload_then_violations(nc_case *c, const char *what_is_checked)
 {
   nc_workload_result w;
-  if (run_workload(c, "workload", &w) >= 0)
+  if (nc_workload_on_new_table(c, "workload", &w) >= 0)
     nc_report_violations(c, c->def->info.id, "NVE services during the workload",
                          what_is_checked);
 }
@@ -63,7 +50,7 @@ void nc_case_svc_01(nc_case *c)
   nc_workload_run(&t, c->cfg->seed, &w);
   nc_workload_report(c, "workload on an existing table after a repeated handshake", &w);
   nc_close_table(&f, &t);
-  run_workload(c, "workload on a new table after a repeated handshake", &w);
+  nc_workload_on_new_table(c, "workload on a new table after a repeated handshake", &w);
 }
 
 typedef struct racer {
@@ -106,7 +93,7 @@ void nc_case_svc_02(nc_case *c)
   nc_note(c, "nve_plugin_set_nve_services", "thread-safe", "%d threads called it at once",
           started);
   nc_workload_result w;
-  run_workload(c, "workload after concurrent handshakes", &w);
+  nc_workload_on_new_table(c, "workload after concurrent handshakes", &w);
 }
 
 void nc_case_svc_03(nc_case *c)
@@ -149,7 +136,7 @@ static int svc07_run(nc_case *c, svc07_state *st, int workers, nc_schedule sched
   snprintf(name, sizeof(name), "%d worker%s, %s schedule%s", workers, workers == 1 ? "" : "s",
            nc_schedule_name(sched), round ? " (again)" : "");
   nc_workload_result w;
-  if (run_workload(c, name, &w) != NVE_SUCCESS)
+  if (nc_workload_on_new_table(c, name, &w) != NVE_SUCCESS)
     return -1;
   if (st->runs++ == 0) {
     st->baseline = w.digest;

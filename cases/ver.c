@@ -176,17 +176,11 @@ static void with_services_of(nc_case *c, const nve_ext_nve_services_t *svc, cons
   nc_trace_enter("nve_plugin_set_nve_services");
   c->plugin->set_nve_services(svc);
   nc_trace_leave();
-  nve_ext_table_factory_t f;
-  nve_ext_table_t t;
-  if (nc_open_table(c, &f, &t) != 0)
-    return;
-  nc_workload_result w;
-  nc_workload_run(&t, c->cfg->seed, &w);
   char when[128];
   snprintf(when, sizeof(when), "workload with %s (struct_size %u)", which,
            (unsigned)svc->struct_size);
-  nc_workload_report(c, when, &w);
-  nc_close_table(&f, &t);
+  nc_workload_result w;
+  nc_workload_on_new_table(c, when, &w);
 }
 
 void nc_case_ver_05(nc_case *c)

@@ -158,3 +158,17 @@ const void *nc_ops_fn(const void *ops, int i)
   memcpy(&fn, (const char *)ops + 8 + 8 * (size_t)i, sizeof(fn));
   return fn;
 }
+
+int nc_handle_usable(const void *self, const void *ops, uint32_t size_1_0, int nfns)
+{
+  if (!self || !ops)
+    return 0;
+  uint32_t size;
+  memcpy(&size, ops, sizeof(size));
+  if (size < size_1_0)
+    return 0;
+  for (int i = 0; i < nfns; i++)
+    if (!nc_ops_fn(ops, i))
+      return 0;
+  return 1;
+}
