@@ -46,6 +46,8 @@ static const char usage_text[] =
     "Reports:\n"
     "      --json FILE          write the JSON report to FILE\n"
     "      --junit FILE         write a JUnit XML report to FILE\n"
+    "      --tap FILE           write a TAP version 13 report to FILE\n"
+    "      --sarif FILE         write a SARIF 2.1.0 report to FILE\n"
     "      --strict             SHOULD-rule warnings fail the run\n"
     "      --color WHEN         colour the text report: auto (default), always, never\n"
     "  -v, --verbose            also show the evidence of passing rules\n"
@@ -62,7 +64,7 @@ typedef struct cli {
   const char *rules[MAX_FILTERS + 1];
   const char *families[MAX_FILTERS + 1];
   size_t nrules, nfamilies;
-  const char *json_path, *junit_path;
+  const char *json_path, *junit_path, *tap_path, *sarif_path;
   int list, quiet, verbose, colour; /* colour: -1 auto, 0 never, 1 always */
   char *error;                      /* first usage error */
 } cli;
@@ -102,7 +104,7 @@ static int parse_number(const char *s, double *out)
 static void parse(cli *c, int argc, char **argv)
 {
   enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K };
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF };
   static const struct option longopts[] = {
       {"list", no_argument, NULL, 'l'},
       {"rule", required_argument, NULL, 'r'},
@@ -119,6 +121,8 @@ static void parse(cli *c, int argc, char **argv)
       {"no-fork", no_argument, NULL, OPT_NO_FORK},
       {"json", required_argument, NULL, OPT_JSON},
       {"junit", required_argument, NULL, OPT_JUNIT},
+      {"tap", required_argument, NULL, OPT_TAP},
+      {"sarif", required_argument, NULL, OPT_SARIF},
       {"strict", no_argument, NULL, OPT_STRICT},
       {"color", required_argument, NULL, OPT_COLOR},
       {"colour", required_argument, NULL, OPT_COLOR},
@@ -182,6 +186,8 @@ static void parse(cli *c, int argc, char **argv)
     case OPT_NO_FORK: c->opt.no_fork = 1; break;
     case OPT_JSON: c->json_path = optarg; break;
     case OPT_JUNIT: c->junit_path = optarg; break;
+    case OPT_TAP: c->tap_path = optarg; break;
+    case OPT_SARIF: c->sarif_path = optarg; break;
     case OPT_STRICT: c->opt.strict = 1; break;
     case OPT_COLOR:
       if (strcmp(optarg, "auto") == 0)
@@ -265,6 +271,14 @@ static int write_reports(const cli *c, const nc_report *r)
     failed = 1;
   }
   if (c->junit_path && nc_report_write_junit(r, c->junit_path, err, sizeof(err)) != 0) {
+    fprintf(stderr, "nve-conform: %s\n", err);
+    failed = 1;
+  }
+  if (c->tap_path && nc_report_write_tap(r, c->tap_path, err, sizeof(err)) != 0) {
+    fprintf(stderr, "nve-conform: %s\n", err);
+    failed = 1;
+  }
+  if (c->sarif_path && nc_report_write_sarif(r, c->sarif_path, err, sizeof(err)) != 0) {
     fprintf(stderr, "nve-conform: %s\n", err);
     failed = 1;
   }

@@ -107,6 +107,8 @@ void nc_report_print_summary(const nc_report *r, FILE *out);
  * Return 0, or -1 with a message in err. */
 int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t errlen);
 int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_t errlen);
+int nc_report_write_tap(const nc_report *r, const char *path, char *err, size_t errlen);
+int nc_report_write_sarif(const nc_report *r, const char *path, char *err, size_t errlen);
 
 /* Kills the process group of the case that is running now, if any. Async-
  * signal-safe: call it from a SIGINT/SIGTERM handler, so that an interrupted

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* SARIF 2.1.0, so code-scanning views show each rule with its title and
+ * severity: one run, the rule catalogue as the driver's rules, one result
+ * per rule (kind pass, fail or notApplicable; level error for MUST
+ * failures, warning for SHOULD ones), located at the plugin file. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+#include "report.h"
+
+static const char *level_of(const nc_result *res, int strict)
+{
+  switch (res->verdict) {
+  case NC_VERDICT_FAIL:
+  case NC_VERDICT_ERROR: return "error";
+  case NC_VERDICT_WARN: return strict ? "error" : "warning";
+  default: return "none";
+  }
+}
+
+static const char *kind_of(const nc_result *res)
+{
+  switch (res->verdict) {
+  case NC_VERDICT_PASS: return "pass";
+  case NC_VERDICT_SKIP: return "notApplicable";
+  case NC_VERDICT_ERROR: return "review";
+  default: return "fail";
+  }
+}
+
+int nc_report_write_sarif(const nc_report *r, const char *path, char *err, size_t errlen)
+{
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+  cJSON_AddStringToObject(root, "version", "2.1.0");
+  cJSON *run = cJSON_CreateObject();
+  cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "runs"), run);
+  cJSON *driver = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
+  cJSON_AddStringToObject(driver, "name", "nve-conform");
+  cJSON_AddStringToObject(driver, "version", NC_HARNESS_VERSION_STRING);
+  cJSON_AddStringToObject(driver, "semanticVersion", NC_HARNESS_VERSION_STRING);
+  cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
+  cJSON *results = cJSON_AddArrayToObject(run, "results");
+  for (size_t i = 0; i < r->nresults; i++) {
+    const nc_result *res = &r->results[i];
+    cJSON *rule = cJSON_CreateObject();
+    cJSON_AddStringToObject(rule, "id", res->rule->id);
+    cJSON_AddStringToObject(rule, "name", res->rule->id);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(rule, "shortDescription"), "text",
+                            res->rule->title);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(rule, "fullDescription"), "text",
+                            res->rule->clause);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(rule, "defaultConfiguration"), "level",
+                            res->rule->severity == NC_MUST ? "error" : "warning");
+    cJSON *props = cJSON_AddObjectToObject(rule, "properties");
+    cJSON_AddStringToObject(props, "severity", nc_severity_name(res->rule->severity));
+    cJSON_AddStringToObject(props, "family", res->rule->family);
+    cJSON_AddItemToArray(rules, rule);
+
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddStringToObject(out, "ruleId", res->rule->id);
+    cJSON_AddNumberToObject(out, "ruleIndex", (double)i);
+    cJSON_AddStringToObject(out, "kind", kind_of(res));
+    cJSON_AddStringToObject(out, "level", level_of(res, r->strict));
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(out, "message"), "text",
+                            res->reason ? res->reason : nc_verdict_name(res->verdict));
+    cJSON *loc = cJSON_CreateObject();
+    cJSON_AddStringToObject(
+        cJSON_AddObjectToObject(cJSON_AddObjectToObject(loc, "physicalLocation"),
+                                "artifactLocation"),
+        "uri", r->plugin_path ? r->plugin_path : "");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(out, "locations"), loc);
+    cJSON *rprops = cJSON_AddObjectToObject(out, "properties");
+    cJSON_AddStringToObject(rprops, "verdict", nc_verdict_name(res->verdict));
+    if (res->reproduce)
+      cJSON_AddStringToObject(rprops, "reproduce", res->reproduce);
+    cJSON_AddItemToArray(results, out);
+  }
+  if (r->error) {
+    cJSON *notif = cJSON_CreateObject();
+    cJSON_AddStringToObject(notif, "level", "error");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(notif, "message"), "text", r->error);
+    cJSON *inv = cJSON_CreateObject();
+    cJSON_AddBoolToObject(inv, "executionSuccessful", 0);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(inv, "toolExecutionNotifications"), notif);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);
+  }
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  if (!text) {
+    snprintf(err, errlen, "out of memory while building the SARIF report");
+    return -1;
+  }
+  int rc = nc_write_file_atomic(path, text, strlen(text), err, errlen);
+  free(text);
+  return rc;
+}
