@@ -48,7 +48,10 @@ static const char usage_text[] =
     "      --junit FILE         write a JUnit XML report to FILE\n"
     "      --tap FILE           write a TAP version 13 report to FILE\n"
     "      --sarif FILE         write a SARIF 2.1.0 report to FILE\n"
-    "      --strict             SHOULD-rule warnings fail the run\n"
+    "      --strict             SHOULD-rule warnings (and unused or expired waivers)\n"
+    "                           fail the run\n"
+    "      --waivers FILE       accept listed failures for a while, with a reason (JSON)\n"
+    "      --baseline FILE      an earlier --json report: only new failures fail\n"
     "      --color WHEN         colour the text report: auto (default), always, never\n"
     "  -v, --verbose            also show the evidence of passing rules\n"
     "  -q, --quiet              print only the summary line (and failures)\n"
@@ -104,7 +107,7 @@ static int parse_number(const char *s, double *out)
 static void parse(cli *c, int argc, char **argv)
 {
   enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF };
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE };
   static const struct option longopts[] = {
       {"list", no_argument, NULL, 'l'},
       {"rule", required_argument, NULL, 'r'},
@@ -122,6 +125,8 @@ static void parse(cli *c, int argc, char **argv)
       {"json", required_argument, NULL, OPT_JSON},
       {"junit", required_argument, NULL, OPT_JUNIT},
       {"tap", required_argument, NULL, OPT_TAP},
+      {"waivers", required_argument, NULL, OPT_WAIVERS},
+      {"baseline", required_argument, NULL, OPT_BASELINE},
       {"sarif", required_argument, NULL, OPT_SARIF},
       {"strict", no_argument, NULL, OPT_STRICT},
       {"color", required_argument, NULL, OPT_COLOR},
@@ -187,6 +192,8 @@ static void parse(cli *c, int argc, char **argv)
     case OPT_JSON: c->json_path = optarg; break;
     case OPT_JUNIT: c->junit_path = optarg; break;
     case OPT_TAP: c->tap_path = optarg; break;
+    case OPT_WAIVERS: c->opt.waivers_path = optarg; break;
+    case OPT_BASELINE: c->opt.baseline_path = optarg; break;
     case OPT_SARIF: c->sarif_path = optarg; break;
     case OPT_STRICT: c->opt.strict = 1; break;
     case OPT_COLOR:

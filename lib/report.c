@@ -20,7 +20,7 @@ char *nc_strdupf(const char *fmt, ...)
 
 const char *nc_verdict_name(nc_verdict v)
 {
-  static const char *const names[] = {"PASS", "FAIL", "WARN", "SKIP", "ERROR"};
+  static const char *const names[] = {"PASS", "FAIL", "WARN", "SKIP", "ERROR", "WAIVED"};
   return v >= 0 && v < NC_VERDICT_COUNT_ ? names[v] : "?";
 }
 
@@ -78,8 +78,11 @@ int nc_report_exit_code(const nc_report *r)
     return NC_EXIT_USAGE;
   if (r->error || r->harness_error)
     return NC_EXIT_HARNESS;
-  if (nc_report_count(r, NC_VERDICT_FAIL) > 0 ||
-      (r->strict && nc_report_count(r, NC_VERDICT_WARN) > 0))
+  size_t new_failures = 0;
+  for (size_t i = 0; i < r->nresults; i++)
+    new_failures += r->results[i].verdict == NC_VERDICT_FAIL && !r->results[i].known;
+  if (new_failures > 0 || (r->strict && (nc_report_count(r, NC_VERDICT_WARN) > 0 ||
+                                         r->gate_problems > 0)))
     return NC_EXIT_FAIL;
   if (nc_report_count(r, NC_VERDICT_ERROR) > 0)
     return NC_EXIT_HARNESS;
@@ -104,6 +107,7 @@ void nc_result_release(nc_result *res)
   free(res->crash);
   free(res->output);
   free(res->reproduce);
+  free(res->waiver);
   memset(res, 0, sizeof(*res));
 }
 
@@ -114,6 +118,11 @@ void nc_report_free(nc_report *r)
   for (size_t i = 0; i < r->nresults; i++)
     nc_result_release(&r->results[i]);
   free(r->results);
+  for (size_t i = 0; i < r->ngate_notes; i++)
+    free(r->gate_notes[i]);
+  free(r->gate_notes);
+  free(r->waivers_path);
+  free(r->baseline_path);
   for (size_t i = 0; i < r->nneeded; i++)
     free(r->needed[i]);
   free(r->needed);

@@ -29,6 +29,9 @@ typedef struct nc_result {
   char *reproduce;
   double seconds;
   int executed; /* a child ran it (blocked and filtered-out cases did not) */
+  nc_verdict waived_from; /* with NC_VERDICT_WAIVED: FAIL or WARN */
+  char *waiver;           /* its reason (and issue) */
+  int known;              /* a FAIL the baseline already had */
 } nc_result;
 
 struct nc_report {
@@ -59,6 +62,10 @@ struct nc_report {
   char *error; /* usage or input error: the run did not happen */
   int usage_error;
   int harness_error;
+  char **gate_notes; /* what the waivers and the baseline say */
+  size_t ngate_notes;
+  int gate_problems; /* unused, expired or refused waivers: fail under strict */
+  char *waivers_path, *baseline_path;
 };
 
 nc_report *nc_report_new(void);

@@ -51,6 +51,8 @@ static cJSON *header_json(const nc_report *r)
   add_string(opt, "factory_config", r->factory_config);
   add_string(opt, "table_config", r->table_config);
   add_string(opt, "profile", r->profile);
+  add_string(opt, "waivers", r->waivers_path);
+  add_string(opt, "baseline", r->baseline_path);
   cJSON_AddNumberToObject(opt, "timeout_s", r->timeout_s);
   cJSON_AddNumberToObject(opt, "workers", r->workers);
   cJSON_AddStringToObject(opt, "schedule", nc_schedule_name((nc_schedule)r->schedule));
@@ -91,6 +93,14 @@ static cJSON *result_json(const nc_result *res)
   } else {
     cJSON_AddNullToObject(o, "crash");
   }
+  if (res->verdict == NC_VERDICT_WAIVED) {
+    cJSON *w = cJSON_AddObjectToObject(o, "waived");
+    cJSON_AddStringToObject(w, "verdict", nc_verdict_name(res->waived_from));
+    cJSON_AddStringToObject(w, "reason", res->waiver ? res->waiver : "");
+  } else {
+    cJSON_AddNullToObject(o, "waived");
+  }
+  cJSON_AddBoolToObject(o, "known_failure", res->known);
   add_string(o, "output", res->output);
   add_string(o, "reproduce", res->reproduce);
   cJSON_AddBoolToObject(o, "executed", res->executed);
@@ -113,6 +123,9 @@ int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t
   cJSON_AddNumberToObject(sum, "exit_code", nc_report_exit_code(r));
   cJSON_AddNumberToObject(sum, "seconds", r->seconds);
   add_string(sum, "note", r->note);
+  cJSON *gate = cJSON_AddArrayToObject(sum, "gate");
+  for (size_t i = 0; i < r->ngate_notes; i++)
+    cJSON_AddItemToArray(gate, cJSON_CreateString(r->gate_notes[i]));
   cJSON *results = cJSON_AddArrayToObject(root, "results");
   for (size_t i = 0; i < r->nresults; i++)
     cJSON_AddItemToArray(results, result_json(&r->results[i]));

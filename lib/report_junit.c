@@ -52,12 +52,18 @@ static void put_case(nc_strbuf *b, const nc_report *r, const nc_result *res)
   case NC_VERDICT_FAIL: elem = "failure"; break;
   case NC_VERDICT_WARN: elem = r->strict ? "failure" : NULL; break;
   case NC_VERDICT_ERROR: elem = "error"; break;
-  case NC_VERDICT_SKIP: elem = "skipped"; break;
+  case NC_VERDICT_SKIP:
+  case NC_VERDICT_WAIVED: elem = "skipped"; break;
   default: break;
   }
   if (elem) {
     nc_strbuf_printf(b, "      <%s message=\"", elem);
-    nc_strbuf_put_xml(b, res->reason ? res->reason : nc_verdict_name(res->verdict));
+    if (res->verdict == NC_VERDICT_WAIVED) {
+      nc_strbuf_puts(b, "waived: ");
+      nc_strbuf_put_xml(b, res->waiver);
+    } else {
+      nc_strbuf_put_xml(b, res->reason ? res->reason : nc_verdict_name(res->verdict));
+    }
     nc_strbuf_printf(b, "\" type=\"%s %s\">", nc_severity_name(res->rule->severity),
                      nc_verdict_name(res->verdict));
     put_details(b, res);
@@ -81,7 +87,8 @@ int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_
                    "<testsuites name=\"nve-conform\" tests=\"%zu\" failures=\"%zu\" "
                    "errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
                    r->nresults, failures, nc_report_count(r, NC_VERDICT_ERROR) + (r->error != NULL),
-                   nc_report_count(r, NC_VERDICT_SKIP), r->seconds);
+                   nc_report_count(r, NC_VERDICT_SKIP) + nc_report_count(r, NC_VERDICT_WAIVED),
+                   r->seconds);
   if (r->error) {
     /* No run happened: one errored testcase says why, so CI shows it. */
     nc_strbuf_puts(&b, "  <testsuite name=\"nve-conform\" tests=\"1\" errors=\"1\">\n"
@@ -98,7 +105,7 @@ int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_
       nc_verdict v = r->results[end].verdict;
       nfail += v == NC_VERDICT_FAIL || (r->strict && v == NC_VERDICT_WARN);
       nerr += v == NC_VERDICT_ERROR;
-      nskip += v == NC_VERDICT_SKIP;
+      nskip += v == NC_VERDICT_SKIP || v == NC_VERDICT_WAIVED;
       secs += r->results[end].seconds;
       end++;
     }

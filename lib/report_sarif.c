@@ -16,6 +16,7 @@ static const char *level_of(const nc_result *res, int strict)
   case NC_VERDICT_FAIL:
   case NC_VERDICT_ERROR: return "error";
   case NC_VERDICT_WARN: return strict ? "error" : "warning";
+  case NC_VERDICT_WAIVED: return "note";
   default: return "none";
   }
 }
@@ -72,6 +73,12 @@ int nc_report_write_sarif(const nc_report *r, const char *path, char *err, size_
                                 "artifactLocation"),
         "uri", r->plugin_path ? r->plugin_path : "");
     cJSON_AddItemToArray(cJSON_AddArrayToObject(out, "locations"), loc);
+    if (res->verdict == NC_VERDICT_WAIVED) {
+      cJSON *sup = cJSON_CreateObject();
+      cJSON_AddStringToObject(sup, "kind", "external");
+      cJSON_AddStringToObject(sup, "justification", res->waiver ? res->waiver : "");
+      cJSON_AddItemToArray(cJSON_AddArrayToObject(out, "suppressions"), sup);
+    }
     cJSON *rprops = cJSON_AddObjectToObject(out, "properties");
     cJSON_AddStringToObject(rprops, "verdict", nc_verdict_name(res->verdict));
     if (res->reproduce)

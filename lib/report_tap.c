@@ -40,11 +40,14 @@ int nc_report_write_tap(const nc_report *r, const char *path, char *err, size_t 
   for (size_t i = 0; !r->error && i < r->nresults; i++) {
     const nc_result *res = &r->results[i];
     int failed = res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_ERROR ||
+                 res->verdict == NC_VERDICT_WAIVED ||
                  (r->strict && res->verdict == NC_VERDICT_WARN);
     nc_strbuf_printf(&b, "%s %zu - %s %s", failed ? "not ok" : "ok", i + 1, res->rule->id,
                      res->rule->title);
     if (res->verdict == NC_VERDICT_SKIP)
       nc_strbuf_printf(&b, " # SKIP %s", res->reason ? res->reason : "");
+    else if (res->verdict == NC_VERDICT_WAIVED) /* a known, accepted failure */
+      nc_strbuf_printf(&b, " # TODO waived: %s", res->waiver ? res->waiver : "");
     nc_strbuf_puts(&b, "\n");
     if (res->verdict == NC_VERDICT_PASS || res->verdict == NC_VERDICT_SKIP)
       continue;

@@ -13,6 +13,7 @@ static const char *colour_of(nc_verdict v)
   case NC_VERDICT_FAIL: return "\033[1;31m";
   case NC_VERDICT_WARN: return "\033[33m";
   case NC_VERDICT_SKIP: return "\033[36m";
+  case NC_VERDICT_WAIVED: return "\033[34m";
   default: return "\033[1;35m";
   }
 }
@@ -50,8 +51,11 @@ static void print_result(const nc_result *res, FILE *out, int colour, int verbos
 {
   const char *on = colour ? colour_of(res->verdict) : "";
   const char *off = colour ? "\033[0m" : "";
-  fprintf(out, "%s%-5s%s  %-7s %-6s  %s\n", on, nc_verdict_name(res->verdict), off, res->rule->id,
-          nc_severity_name(res->rule->severity), res->rule->title);
+  fprintf(out, "%s%-6s%s %-7s %-6s  %s%s\n", on, nc_verdict_name(res->verdict), off, res->rule->id,
+          nc_severity_name(res->rule->severity), res->rule->title,
+          res->known ? " [known: in the baseline]" : "");
+  if (res->verdict == NC_VERDICT_WAIVED)
+    fprintf(out, "       waived %s: %s\n", nc_verdict_name(res->waived_from), res->waiver);
   if (res->verdict == NC_VERDICT_PASS && !verbose)
     return;
   if (res->reason)
@@ -105,10 +109,15 @@ void nc_report_print_summary(const nc_report *r, FILE *out)
 
 static void print_summary_line(const nc_report *r, FILE *out)
 {
+  for (size_t i = 0; i < r->ngate_notes; i++)
+    fprintf(out, "gate: %s\n", r->gate_notes[i]);
   if (r->note)
     fprintf(out, "note: %s\n", r->note);
-  fprintf(out, "%zu rules: %zu PASS, %zu FAIL, %zu WARN, %zu SKIP, %zu ERROR (%.2f s); exit %d\n",
+  fprintf(out, "%zu rules: %zu PASS, %zu FAIL, %zu WARN, %zu SKIP, %zu ERROR",
           r->nresults, nc_report_count(r, NC_VERDICT_PASS), nc_report_count(r, NC_VERDICT_FAIL),
           nc_report_count(r, NC_VERDICT_WARN), nc_report_count(r, NC_VERDICT_SKIP),
-          nc_report_count(r, NC_VERDICT_ERROR), r->seconds, nc_report_exit_code(r));
+          nc_report_count(r, NC_VERDICT_ERROR));
+  if (nc_report_count(r, NC_VERDICT_WAIVED))
+    fprintf(out, ", %zu WAIVED", nc_report_count(r, NC_VERDICT_WAIVED));
+  fprintf(out, " (%.2f s); exit %d\n", r->seconds, nc_report_exit_code(r));
 }

@@ -20,6 +20,7 @@
 #include "alloc.h"
 #include "catalog.h"
 #include "config.h"
+#include "gate.h"
 #include "report.h"
 #include "pool.h"
 #include "runner.h"
@@ -728,6 +729,17 @@ nc_report *nc_run(const nc_options *opt)
     if (!owner_failed)
       res->verdict = NC_VERDICT_ERROR;
   }
+  char gate_err[512];
+  if (!r->error && opt->waivers_path &&
+      nc_gate_apply_waivers(r, opt->waivers_path, gate_err, sizeof(gate_err)) != 0)
+    usage_fail(r, "%s", gate_err);
+  if (!r->error && opt->baseline_path &&
+      nc_gate_apply_baseline(r, opt->baseline_path, gate_err, sizeof(gate_err)) != 0)
+    usage_fail(r, "%s", gate_err);
+  if (opt->waivers_path)
+    r->waivers_path = strdup(opt->waivers_path);
+  if (opt->baseline_path)
+    r->baseline_path = strdup(opt->baseline_path);
   if (r->executed < r->selected && !r->error)
     r->note = nc_strdupf("%zu of %zu selected rules ran; the others were skipped or blocked "
                          "(each says why)",

@@ -38,6 +38,7 @@ typedef enum {
   NC_VERDICT_WARN,
   NC_VERDICT_SKIP,
   NC_VERDICT_ERROR,
+  NC_VERDICT_WAIVED, /* a FAIL or WARN that a waiver accepts */
   NC_VERDICT_COUNT_
 } nc_verdict;
 
@@ -71,6 +72,8 @@ typedef struct nc_options {
   int no_fork;  /* run cases in this process (debugging; a crash ends it) */
   const char *profile_path; /* JSON profile (README "Profiles"); may be NULL */
   long sweep_k; /* run only this step of the allocation-failure sweeps */
+  const char *waivers_path;  /* JSON waivers (README "Waivers"); may be NULL */
+  const char *baseline_path; /* an earlier JSON report; may be NULL */
   int strict;   /* WARN fails the run */
   int verbose;
   /* Called after each case, e.g. for progress output; may be NULL. */
