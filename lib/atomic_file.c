@@ -95,3 +95,26 @@ fail:
   free(real);
   return -1;
 }
+
+char *nc_read_file(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  char buf[8192];
+  size_t n;
+  while (mem && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+    fwrite(buf, 1, n, mem);
+  int failed = ferror(f);
+  fclose(f);
+  if (mem)
+    fclose(mem);
+  if (failed) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}

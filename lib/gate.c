@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "gate.h"
 
+#include "atomic_file.h"
+
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <fnmatch.h>
@@ -25,24 +27,6 @@ int nc_rule_waivable(const char *id)
     if (strcmp(unwaivable[i], id) == 0)
       return 0;
   return 1;
-}
-
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  char buf[8192];
-  size_t n;
-  while (mem && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-    fwrite(buf, 1, n, mem);
-  fclose(f);
-  if (mem)
-    fclose(mem);
-  return text;
 }
 
 static void add_note(nc_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -70,7 +54,7 @@ static int today_after(const char *date)
 
 int nc_gate_apply_waivers(nc_report *r, const char *path, char *err, size_t errlen)
 {
-  char *text = slurp(path);
+  char *text = nc_read_file(path);
   if (!text) {
     snprintf(err, errlen, "cannot read waivers '%s'", path);
     return -1;
@@ -158,7 +142,7 @@ int nc_gate_apply_waivers(nc_report *r, const char *path, char *err, size_t errl
 
 int nc_gate_apply_baseline(nc_report *r, const char *path, char *err, size_t errlen)
 {
-  char *text = slurp(path);
+  char *text = nc_read_file(path);
   cJSON *root = text ? cJSON_Parse(text) : NULL;
   free(text);
   const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");

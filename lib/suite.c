@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "atomic_file.h"
 #include "catalog.h"
 #include "config.h"
 #include "gate.h"
@@ -477,19 +478,9 @@ static const char *profile_config(const cJSON *item)
  * win over it. */
 static int load_profile(const nc_options *opt, nc_config *cfg, nc_report *r)
 {
-  FILE *f = fopen(opt->profile_path, "rb");
-  if (!f)
+  char *text = nc_read_file(opt->profile_path);
+  if (!text)
     return usage_fail(r, "cannot open profile '%s': %s", opt->profile_path, strerror(errno));
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  char buf[8192];
-  size_t n;
-  while (mem && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-    fwrite(buf, 1, n, mem);
-  fclose(f);
-  if (mem)
-    fclose(mem);
   cJSON *p = text ? cJSON_Parse(text) : NULL;
   free(text);
   if (!cJSON_IsObject(p)) {
