@@ -82,6 +82,16 @@ static int visit_all(nc_case *c, observed *obs, visit_fn visit)
   return flagged;
 }
 
+/* The common shape of these rules: observe every call, let visit flag the
+ * calls that break the rule, and note when none did. */
+static void judge(nc_case *c, visit_fn visit, const char *calls, const char *expected)
+{
+  observed obs;
+  if (observe(c, &obs) == 0 && visit_all(c, &obs, visit) == 0)
+    nc_note(c, calls, expected, "held");
+  release(&obs);
+}
+
 static const char *slot_name(const nc_call_outcome *o)
 {
   return o->target == NC_TARGET_CREATE ? "*out_factory" : "*out_table";
@@ -105,10 +115,8 @@ static int own01_visit(nc_case *c, const nc_call_outcome *o, const char *label)
 
 void nc_case_own_01(nc_case *c)
 {
-  observed obs;
-  if (observe(c, &obs) == 0 && visit_all(c, &obs, own01_visit) == 0)
-    nc_note(c, "every failed creation and produce", "output zero", "held");
-  release(&obs);
+  judge(c, own01_visit, "every failed creation and produce",
+        "output zero");
 }
 
 static int own02_visit(nc_case *c, const nc_call_outcome *o, const char *label)
@@ -131,10 +139,8 @@ static int own02_visit(nc_case *c, const nc_call_outcome *o, const char *label)
 
 void nc_case_own_02(nc_case *c)
 {
-  observed obs;
-  if (observe(c, &obs) == 0 && visit_all(c, &obs, own02_visit) == 0)
-    nc_note(c, "every creation and produce", "handles only with NVE_SUCCESS, and usable", "held");
-  release(&obs);
+  judge(c, own02_visit, "every creation and produce",
+        "handles only with NVE_SUCCESS, and usable");
 }
 
 static int own03_seen;
@@ -178,10 +184,8 @@ static int own04_visit(nc_case *c, const nc_call_outcome *o, const char *label)
 
 void nc_case_own_04(nc_case *c)
 {
-  observed obs;
-  if (observe(c, &obs) == 0 && visit_all(c, &obs, own04_visit) == 0)
-    nc_note(c, "every failed creation and produce", "no allocation left behind", "held");
-  release(&obs);
+  judge(c, own04_visit, "every failed creation and produce",
+        "no allocation left behind");
 }
 
 static int own05_visit(nc_case *c, const nc_call_outcome *o, const char *label)
@@ -210,10 +214,8 @@ static int own05_visit(nc_case *c, const nc_call_outcome *o, const char *label)
 
 void nc_case_own_05(nc_case *c)
 {
-  observed obs;
-  if (observe(c, &obs) == 0 && visit_all(c, &obs, own05_visit) == 0)
-    nc_note(c, "every creation", "*out_error NULL on success, intact text on failure", "held");
-  release(&obs);
+  judge(c, own05_visit, "every creation",
+        "*out_error NULL on success, intact text on failure");
 }
 
 /* ---- OWN-06: NULL output pointers ---------------------------------------------- */
@@ -304,10 +306,8 @@ static int err05_visit(nc_case *c, const nc_call_outcome *o, const char *label)
 
 void nc_case_err_05(nc_case *c)
 {
-  observed obs;
-  if (observe(c, &obs) == 0 && visit_all(c, &obs, err05_visit) == 0)
-    nc_note(c, "every creation and produce under failure", "a status, never a crash", "held");
-  release(&obs);
+  judge(c, err05_visit, "every creation and produce under failure",
+        "a status, never a crash");
 }
 
 /* ---- LIF-03: nothing left allocated after a whole lifecycle -------------------------- */

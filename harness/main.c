@@ -270,25 +270,21 @@ static void on_terminate(int signo)
 
 static int write_reports(const cli *c, const nc_report *r)
 {
+  const struct {
+    const char *path;
+    int (*write)(const nc_report *, const char *, char *, size_t);
+  } reports[] = {{c->json_path, nc_report_write_json},
+                 {c->junit_path, nc_report_write_junit},
+                 {c->tap_path, nc_report_write_tap},
+                 {c->sarif_path, nc_report_write_sarif}};
   char err[512];
   int failed = 0;
   fflush(NULL); /* a report may go to /dev/stdout, after the text report */
-  if (c->json_path && nc_report_write_json(r, c->json_path, err, sizeof(err)) != 0) {
-    fprintf(stderr, "nve-conform: %s\n", err);
-    failed = 1;
-  }
-  if (c->junit_path && nc_report_write_junit(r, c->junit_path, err, sizeof(err)) != 0) {
-    fprintf(stderr, "nve-conform: %s\n", err);
-    failed = 1;
-  }
-  if (c->tap_path && nc_report_write_tap(r, c->tap_path, err, sizeof(err)) != 0) {
-    fprintf(stderr, "nve-conform: %s\n", err);
-    failed = 1;
-  }
-  if (c->sarif_path && nc_report_write_sarif(r, c->sarif_path, err, sizeof(err)) != 0) {
-    fprintf(stderr, "nve-conform: %s\n", err);
-    failed = 1;
-  }
+  for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++)
+    if (reports[i].path && reports[i].write(r, reports[i].path, err, sizeof(err)) != 0) {
+      fprintf(stderr, "nve-conform: %s\n", err);
+      failed = 1;
+    }
   return failed;
 }
 
