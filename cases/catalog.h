@@ -84,7 +84,37 @@
   X("SVC-07", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_07,               \
     "Results do not depend on worker count or task order", "abi.md §6 NVE services (execute_n)") \
   X("SVC-08", SVC, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_08,             \
-    "No execute_n from inside a task", "abi.md §6 NVE services (execute_n)")
+    "No execute_n from inside a task", "abi.md §6 NVE services (execute_n)") \
+  X("TBL-01", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_01,               \
+    "Key size 4 or 8, max row size > 0, a defined dtype and a coherent location", "abi.md §6 Capabilities")\
+  X("TBL-02", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_02,               \
+    "A hit returns exactly the bytes last written for the key", "abi.md §7 find, insert")       \
+  X("TBL-03", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_03,               \
+    "Keys resolved on entry are skipped: slots untouched, bits kept", "abi.md §7 find")         \
+  X("TBL-04", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_04,               \
+    "Nothing is written outside what the call owns; inputs unchanged", "abi.md §7 find; rules.md TBL-04")\
+  X("TBL-05", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_05,               \
+    "NULL values, hit_mask and value_sizes are accepted", "abi.md §7 find")                     \
+  X("TBL-06", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_06,               \
+    "update overwrites existing keys and never inserts", "abi.md §7 update")                    \
+  X("TBL-07", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_07,               \
+    "update_accumulate adds float32 into existing keys; never success with wrong data", "abi.md §7 update_accumulate")\
+  X("TBL-08", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_08,               \
+    "erase removes keys and ignores absent ones; clear empties", "abi.md §7 erase, clear")      \
+  X("TBL-09", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_09,               \
+    "The lookup counter is zero after reset, then counts hits (host) or misses", "abi.md §7 Lookup counter")\
+  X("TBL-10", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_10,               \
+    "n == 0 succeeds and changes nothing, for every op", "abi.md §7; §8")                       \
+  X("TBL-11", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_11,               \
+    "A seeded random sequence of ops agrees with the model", "rules.md TBL-11; abi.md §7, §8")  \
+  X("TBL-12", TBL, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_12,             \
+    "Concurrent finds from several threads, each with its own context, agree", "abi.md §7 (contexts)")\
+  X("LIF-01", LIF, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_lif_01,               \
+    "A table keeps working after its factory is destroyed", "rules.md LIF-01")                  \
+  X("LIF-02", LIF, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_lif_02,               \
+    "Tables are independent: writes to one never show in another", "rules.md LIF-02")           \
+  X("LIF-04", LIF, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_lif_04,             \
+    "Repeated load, use and unload cycles are stable", "rules.md LIF-04; abi.md §3")
 
 #define NC_DECLARE_CASE_FN(id, family, sev, applies, stage, fn, title, clause) \
   void fn(nc_case *c);

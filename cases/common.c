@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "calls.h"
+#include "guarded.h"
 #include "violations.h"
 
 int nc_create_factory(nc_case *c, nve_ext_table_factory_t *f)
@@ -150,12 +151,20 @@ void nc_workload_run(const nve_ext_table_t *t, uint64_t seed, nc_workload_result
   w.row -= w.row % 4;
   if (w.row <= 0)
     w.row = 4;
-  w.keys = malloc((size_t)BATCH * 8);
-  w.values = malloc((size_t)(BATCH * w.row));
-  w.mask = malloc((size_t)(BATCH + 63) / 64 * sizeof(uint64_t));
-  w.sizes = malloc((size_t)BATCH * sizeof(int64_t));
-  w.out = malloc((size_t)(BATCH * w.row));
-  if (!w.keys || !w.values || !w.mask || !w.sizes || !w.out) {
+  /* Guarded like every buffer handed to a plugin: a stray write lands in a
+   * guard page (recorded for TBL-04), not in the harness's heap. */
+  nc_guarded g[5];
+  int failed = nc_guarded_alloc(&g[0], "workload keys", (size_t)BATCH * 8) |
+               nc_guarded_alloc(&g[1], "workload values", (size_t)(BATCH * w.row)) |
+               nc_guarded_alloc(&g[2], "workload hit_mask", (size_t)(BATCH + 63) / 64 * 8) |
+               nc_guarded_alloc(&g[3], "workload value_sizes", (size_t)BATCH * 8) |
+               nc_guarded_alloc(&g[4], "workload find values", (size_t)(BATCH * w.row));
+  w.keys = g[0].data;
+  w.values = (float *)g[1].data;
+  w.mask = (uint64_t *)g[2].data;
+  w.sizes = (int64_t *)g[3].data;
+  w.out = (float *)g[4].data;
+  if (failed) {
     out->status = NVE_ERROR_OUT_OF_MEMORY;
     snprintf(out->failed_op, sizeof(out->failed_op), "harness allocation");
     goto done;
@@ -190,11 +199,8 @@ void nc_workload_run(const nve_ext_table_t *t, uint64_t seed, nc_workload_result
   if (step(&w, "clear", nc_call_clear(t)) != 0 || find_and_digest(&w, BATCH) != 0)
     goto done;
 done:
-  free(w.keys);
-  free(w.values);
-  free(w.mask);
-  free(w.sizes);
-  free(w.out);
+  for (int i = 0; i < 5; i++)
+    nc_guarded_free(&g[i]);
 }
 
 void nc_workload_report(nc_case *c, const char *when, const nc_workload_result *w)

@@ -9,6 +9,7 @@
 
 #include "calls.h"
 #include "catalog.h"
+#include "guarded.h"
 #include "common.h"
 #include "services.h"
 #include "trace.h"
@@ -211,7 +212,13 @@ static void *thread_b(void *arg)
         if (nc_call_produce(&d->s->f, 3, d->c->cfg->table_config, &t) == NVE_SUCCESS)
           nc_call_table_destroy(&t);
       } else {
-        nc_call_find(&d->s->t, 1, d->s->key, NULL, d->s->row, NULL, NULL);
+        /* Every output given: NULL outputs are TBL-05's business. */
+        uint64_t hit = 0;
+        int64_t size = 0;
+        nc_guarded row;
+        if (nc_guarded_alloc(&row, "find values", (size_t)d->s->row) == 0)
+          nc_call_find(&d->s->t, 1, d->s->key, &hit, d->s->row, row.data, &size);
+        nc_guarded_free(&row);
       }
     } else {
       provoke(d, mine);

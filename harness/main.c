@@ -38,6 +38,8 @@ static const char usage_text[] =
     "                           reverse, shuffle or delays\n"
     "      --timeout SEC        per-case time limit (default 5); the environment\n"
     "                           variable NVE_CONFORM_TIMEOUT_MULTIPLIER scales it\n"
+    "      --stress             longer random sequences, larger batches, more threads\n"
+    "                           (TBL-11, TBL-12); the op rate is reported\n"
     "      --sweep-k K          run only step K of the allocation-failure sweeps\n"
     "                           (to reproduce one failure)\n"
     "      --no-fork            run cases in this process (debugging only: a\n"
@@ -107,7 +109,7 @@ static int parse_number(const char *s, double *out)
 static void parse(cli *c, int argc, char **argv)
 {
   enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE };
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS };
   static const struct option longopts[] = {
       {"list", no_argument, NULL, 'l'},
       {"rule", required_argument, NULL, 'r'},
@@ -122,6 +124,7 @@ static void parse(cli *c, int argc, char **argv)
       {"sweep-k", required_argument, NULL, OPT_SWEEP_K},
       {"schedule", required_argument, NULL, OPT_SCHEDULE},
       {"no-fork", no_argument, NULL, OPT_NO_FORK},
+      {"stress", no_argument, NULL, OPT_STRESS},
       {"json", required_argument, NULL, OPT_JSON},
       {"junit", required_argument, NULL, OPT_JUNIT},
       {"tap", required_argument, NULL, OPT_TAP},
@@ -189,6 +192,7 @@ static void parse(cli *c, int argc, char **argv)
       c->opt.sweep_k = (long)num;
       break;
     case OPT_NO_FORK: c->opt.no_fork = 1; break;
+    case OPT_STRESS: c->opt.stress = 1; break;
     case OPT_JSON: c->json_path = optarg; break;
     case OPT_JUNIT: c->junit_path = optarg; break;
     case OPT_TAP: c->tap_path = optarg; break;

@@ -141,6 +141,19 @@ int64_t nc_call_max_row_size(const nve_ext_table_t *t)
   return v;
 }
 
+void nc_call_capabilities(const nve_ext_table_t *t, nc_table_caps *out)
+{
+  nc_trace_enter("table capabilities (preferred_buffer_location .. lookup_counter_hits)");
+  out->location = t->ops->preferred_buffer_location(t->self);
+  out->device_id = t->ops->device_id(t->self);
+  out->max_row_size = t->ops->max_row_size(t->self);
+  out->key_size = t->ops->key_size(t->self);
+  out->invalid_key = t->ops->invalid_key(t->self);
+  out->dtype = t->ops->value_dtype(t->self);
+  out->counter_hits = t->ops->lookup_counter_hits(t->self);
+  nc_trace_leave();
+}
+
 const char *const nc_table_ops_names[NC_TABLE_OPS_FNS] = {
     "destroy",        "preferred_buffer_location", "device_id",    "max_row_size",
     "key_size",       "invalid_key",               "value_dtype",  "lookup_counter_hits",

@@ -36,6 +36,16 @@ const char *nc_call_table_last_error(const nve_ext_table_t *t);
 int64_t nc_call_key_size(const nve_ext_table_t *t);
 int64_t nc_call_max_row_size(const nve_ext_table_t *t);
 
+/* The infallible capability queries, read once as the host does. */
+typedef struct nc_table_caps {
+  nve_buffer_location_t location;
+  int32_t device_id;
+  int64_t max_row_size, key_size, invalid_key;
+  nve_data_type_t dtype;
+  int64_t counter_hits;
+} nc_table_caps;
+void nc_call_capabilities(const nve_ext_table_t *t, nc_table_caps *out);
+
 /* Names of the 1.0 function-pointer fields, in layout order. */
 #define NC_TABLE_OPS_FNS 17
 #define NC_FACTORY_OPS_FNS 3

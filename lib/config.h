@@ -35,6 +35,7 @@ typedef struct nc_config {
   } failing[16];
   size_t failing_count;
   int key_size, row_size, exact;
+  int stress; /* --stress, or "stress": true in the profile */
 } nc_config;
 
 #endif

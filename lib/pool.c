@@ -25,6 +25,7 @@ typedef struct job {
 } job;
 
 static struct {
+  pthread_mutex_t submit; /* held by the caller whose job is current */
   pthread_mutex_t lock;
   pthread_cond_t wake;
   pthread_t threads[MAX_WORKERS];
@@ -37,7 +38,7 @@ static struct {
                               * before a new thread first runs */
   job *current;
   atomic_int stopping;
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, 0, 1, NC_SCHEDULE_POOL,
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, 0, 1, NC_SCHEDULE_POOL,
           1, 0, 0, NULL, 0};
 
 static _Thread_local int in_task;
@@ -167,6 +168,7 @@ void nc_pool_after_fork(void)
 {
   /* Only the forking thread exists in the child: forget the others. */
   pool.helpers = 0;
+  pthread_mutex_init(&pool.submit, NULL);
   pthread_mutex_init(&pool.lock, NULL);
   pthread_cond_init(&pool.wake, NULL);
   __atomic_store_n(&pool.current, NULL, __ATOMIC_RELEASE);
@@ -217,6 +219,10 @@ nve_status_t nc_pool_run(int64_t count, nc_pool_task task, void *arg)
     work_on(&j, rng);
     in_task = was;
   } else {
+    /* One job at a time: the helpers serve a single current job, and table
+     * ops from several threads (each with its own context) may call
+     * execute_n at once. */
+    pthread_mutex_lock(&pool.submit);
     atomic_init(&j.helpers_busy, pool.helpers);
     pthread_mutex_lock(&pool.lock);
     __atomic_store_n(&pool.current, &j, __ATOMIC_RELEASE);
@@ -228,6 +234,7 @@ nve_status_t nc_pool_run(int64_t count, nc_pool_task task, void *arg)
     while (atomic_load(&j.helpers_busy) > 0)
       sched_yield();
     __atomic_store_n(&pool.current, NULL, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&pool.submit);
   }
   free(order);
   return (nve_status_t)atomic_load(&j.status);

@@ -332,6 +332,8 @@ static char *reproduce_line(const nc_config *cfg, const char *id)
     nc_strbuf_printf(&b, " --schedule %s", nc_schedule_name(cfg->schedule));
   if (cfg->sweep_k)
     nc_strbuf_printf(&b, " --sweep-k %ld", cfg->sweep_k);
+  if (cfg->stress)
+    nc_strbuf_puts(&b, " --stress");
   if (cfg->profile_path) {
     nc_strbuf_puts(&b, " --profile ");
     shell_quote(&b, cfg->profile_path);
@@ -396,6 +398,7 @@ static void fill_header(const nc_options *opt, nc_config *cfg, nc_report *r)
   cfg->host_minor = opt->host_abi_minor;
   cfg->seed = opt->seed;
   cfg->sweep_k = opt->sweep_k;
+  cfg->stress = opt->stress;
   cfg->profile_path = opt->profile_path;
   cfg->workers = opt->workers > 0 ? opt->workers : 4;
   cfg->schedule = opt->schedule;
@@ -524,6 +527,8 @@ static int load_profile(const nc_options *opt, nc_config *cfg, nc_report *r)
       cfg->row_size = item->valueint;
     } else if (strcmp(k, "exact") == 0 && cJSON_IsBool(item)) {
       cfg->exact = cJSON_IsTrue(item);
+    } else if (strcmp(k, "stress") == 0 && cJSON_IsBool(item)) {
+      cfg->stress |= cJSON_IsTrue(item);
     } else if (strcmp(k, "description") != 0) {
       rc = usage_fail(r, "profile '%s': unknown member \"%s\"", opt->profile_path, k);
       break;

@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "alloc.h"
 #include "context.h"
+#include "guarded.h"
 #include "record.h"
 
 static int channel_fd = -1;
@@ -74,15 +76,28 @@ static void describe_frame(void *addr, char *out, size_t outlen)
   }
 }
 
+/* 1 for a write, 0 for a read, -1 when the machine does not say. */
+static int fault_was_write(const void *uc)
+{
+#if defined(__x86_64__) && defined(REG_ERR)
+  if (uc)
+    return (((const ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#endif
+  (void)uc;
+  return -1;
+}
+
 /* Reports the signal, the callback it hit and a backtrace, then dies of the
  * same signal so the parent sees it. dladdr and snprintf are not strictly
  * async-signal-safe; the process is going down either way, and the parent
  * still learns the signal from waitpid if this handler itself fails. */
 static void on_crash(int signo, siginfo_t *si, void *uc)
 {
-  (void)uc;
-  /* A touch of retired scratch is a recorded violation, not a crash. */
-  if ((signo == SIGSEGV || signo == SIGBUS) && si && nc_context_recover_fault(si->si_addr))
+  /* A touch of retired scratch or of a buffer's guard is a recorded
+   * violation, not a crash. */
+  if ((signo == SIGSEGV || signo == SIGBUS) && si &&
+      (nc_context_recover_fault(si->si_addr) ||
+       nc_guarded_recover_fault(si->si_addr, fault_was_write(uc))))
     return;
   char sig[16], addr[32];
   snprintf(sig, sizeof(sig), "%d", signo);

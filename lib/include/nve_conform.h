@@ -83,6 +83,8 @@ typedef struct nc_options {
   /* The command line, recorded in the report header; may be NULL. */
   int argc;
   char *const *argv;
+  /* Larger batches, longer random sequences, more threads (TBL-11/12). */
+  int stress;
 } nc_options;
 
 void nc_options_init(nc_options *opt);

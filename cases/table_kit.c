@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "table_kit.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "guarded.h"
+#include "pool.h"
+#include "violations.h"
+
+/* Rows wider than this are written partly (the first ROW_LIMIT bytes). */
+#define ROW_LIMIT 4096
+/* Canary salts of the output buffers, so that each region's pattern is its own. */
+#define SALT_VALUES 3
+#define SALT_SIZES 7
+
+const char *nc_caps_problem(const nc_table_caps *caps, char *buf, size_t len)
+{
+  if (caps->key_size != 4 && caps->key_size != 8)
+    snprintf(buf, len, "key_size is %lld; the host supports 4 and 8", (long long)caps->key_size);
+  else if (caps->max_row_size <= 0)
+    snprintf(buf, len, "max_row_size is %lld; it must be positive", (long long)caps->max_row_size);
+  else if (caps->dtype < NVE_DTYPE_UNKNOWN || caps->dtype > NVE_DTYPE_QUINT8_ROWWISE_F16)
+    snprintf(buf, len, "value_dtype is %d, outside nve_data_type_t", (int)caps->dtype);
+  else if (caps->location != NVE_BUFFER_LOCATION_HOST &&
+           caps->location != NVE_BUFFER_LOCATION_DEVICE)
+    snprintf(buf, len, "preferred_buffer_location is %d, neither HOST nor DEVICE",
+             (int)caps->location);
+  else if (caps->device_id < -1)
+    snprintf(buf, len, "device_id is %d, below -1", (int)caps->device_id);
+  else if (caps->location == NVE_BUFFER_LOCATION_HOST && caps->device_id >= 0)
+    snprintf(buf, len, "a HOST table reports device %d", (int)caps->device_id);
+  else if (caps->location == NVE_BUFFER_LOCATION_DEVICE && caps->device_id < 0)
+    snprintf(buf, len, "a DEVICE table reports device %d", (int)caps->device_id);
+  else
+    return NULL;
+  return buf;
+}
+
+int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, const char *rule)
+{
+  memset(k, 0, sizeof(*k));
+  k->c = c;
+  k->rule = rule;
+  k->t = *t;
+  k->observe = 1;
+  k->check_values = 1;
+  /* Tasks in order on the calling thread: table verdicts must not depend
+   * on task order, which SVC-07 checks on its own. Concurrent callers
+   * (TBL-12) still run at once. */
+  nc_pool_configure(c->cfg->workers, NC_SCHEDULE_INLINE, c->cfg->seed);
+  nc_call_capabilities(t, &k->caps);
+  char why[160];
+  if (nc_caps_problem(&k->caps, why, sizeof(why))) {
+    nc_skip(c, "blocked: the host rejects the table: %s (TBL-01)", why);
+    return -1;
+  }
+  if (k->caps.location == NVE_BUFFER_LOCATION_DEVICE) {
+    nc_skip(c, "a DEVICE table is fed device buffers; this build checks host tables only");
+    return -1;
+  }
+  k->row = k->caps.max_row_size < ROW_LIMIT ? k->caps.max_row_size : ROW_LIMIT;
+  k->row -= k->row % 4;
+  if (k->row <= 0) {
+    nc_skip(c, "max_row_size %lld holds no float32 element", (long long)k->caps.max_row_size);
+    return -1;
+  }
+  k->o = nc_oracle_new((int)k->caps.key_size, k->row, c->cfg->exact, k->caps.invalid_key);
+  if (!k->o) {
+    nc_harness_error(c, "out of memory for the table model");
+    return -1;
+  }
+  return 0;
+}
+
+void nc_tk_done(nc_tk *k)
+{
+  nc_oracle_free(k->o);
+  k->o = NULL;
+}
+
+int nc_tk_open(nc_tk *k, nve_ext_table_factory_t *f, nc_case *c, const char *rule)
+{
+  nve_ext_table_t t;
+  if (nc_open_table(c, f, &t) != 0)
+    return -1;
+  if (nc_tk_init(k, c, &t, rule) != 0) {
+    nc_close_table(f, &t);
+    return -1;
+  }
+  return 0;
+}
+
+void nc_tk_close(nc_tk *k, const nve_ext_table_factory_t *f)
+{
+  nc_close_table(f, &k->t);
+  nc_tk_done(k);
+}
+
+void nc_tk_key_range(int64_t *keys, int64_t n, int64_t first)
+{
+  for (int64_t i = 0; i < n; i++)
+    keys[i] = first + i;
+}
+
+void nc_tk_mismatch(nc_tk *k, const char *call, const char *expected, const char *fmt, ...)
+{
+  char text[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof(text), fmt, ap);
+  va_end(ap);
+  if (k->mismatches++ == 0 && k->quiet)
+    snprintf(k->mismatch, sizeof(k->mismatch), "%s: %s", call, text);
+  if (!k->quiet)
+    nc_fail(k->c, call, expected, "%s", text);
+}
+
+void nc_tk_rows(const nc_tk *k, int64_t n, int64_t stride, uint64_t tag, unsigned char *out)
+{
+  int64_t elements = k->row / 4;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t e = 0; e < elements; e++) {
+      uint64_t h = tag * 2654435761u + (uint64_t)i * 40503u + (uint64_t)e * 9973u;
+      float v = (float)((int64_t)(h % 1999999u) - 999999); /* exact in float32 */
+      memcpy(out + i * stride + 4 * e, &v, 4);
+    }
+}
+
+/* ---- buffers ------------------------------------------------------------- */
+
+/* The buffers of one call, and copies of its inputs to compare afterwards. */
+typedef struct call_buffers {
+  nc_guarded keys, rows, mask, values, sizes;
+  unsigned char *keys_copy, *rows_copy;
+  size_t violations_before;
+  int ok;
+} call_buffers;
+
+static void buffers_free(call_buffers *b)
+{
+  nc_guarded_free(&b->keys);
+  nc_guarded_free(&b->rows);
+  nc_guarded_free(&b->mask);
+  nc_guarded_free(&b->values);
+  nc_guarded_free(&b->sizes);
+  free(b->keys_copy);
+  free(b->rows_copy);
+}
+
+static int guarded(nc_tk *k, nc_guarded *g, const char *op, const char *what, size_t size)
+{
+  char name[48];
+  snprintf(name, sizeof(name), "%s %s", op, what);
+  if (nc_guarded_alloc(g, name, size) == 0)
+    return 0;
+  nc_harness_error(k->c, "out of memory mapping a %zu-byte buffer", size);
+  return -1;
+}
+
+static unsigned char *copy_of(const nc_guarded *g)
+{
+  unsigned char *p = malloc(g->size ? g->size : 1);
+  if (p)
+    memcpy(p, g->data, g->size);
+  return p;
+}
+
+/* Keys (and rows) for a call, with copies to verify they stay unchanged. */
+static int buffers_inputs(nc_tk *k, call_buffers *b, const char *op, int64_t n,
+                          const int64_t *keys, size_t rows_size)
+{
+  memset(b, 0, sizeof(*b));
+  b->keys.slot = b->rows.slot = b->mask.slot = b->values.slot = b->sizes.slot = -1;
+  size_t ks = (size_t)k->caps.key_size;
+  if (guarded(k, &b->keys, op, "keys", (size_t)n * ks) != 0)
+    return -1;
+  for (int64_t i = 0; i < n; i++) {
+    if (ks == 4) {
+      int32_t v = (int32_t)keys[i];
+      memcpy(b->keys.data + 4 * i, &v, 4);
+    } else {
+      memcpy(b->keys.data + 8 * i, &keys[i], 8);
+    }
+  }
+  if (rows_size && guarded(k, &b->rows, op, "values", rows_size) != 0)
+    return -1;
+  b->violations_before = nc_violation_count("TBL-04");
+  return 0;
+}
+
+static int buffers_copy_inputs(nc_tk *k, call_buffers *b)
+{
+  b->keys_copy = copy_of(&b->keys);
+  b->rows_copy = b->rows.data ? copy_of(&b->rows) : NULL;
+  if (!b->keys_copy || (b->rows.data && !b->rows_copy)) {
+    nc_harness_error(k->c, "out of memory copying call inputs");
+    return -1;
+  }
+  return 0;
+}
+
+static void check_unchanged(nc_tk *k, const char *call, const char *what, const nc_guarded *g,
+                            const unsigned char *copy)
+{
+  if (!g->data || !copy)
+    return;
+  for (size_t i = 0; i < g->size; i++)
+    if (g->data[i] != copy[i]) {
+      nc_tk_mismatch(k, call, "input buffers unchanged",
+                     "the %s buffer was modified at offset %zu (of %zu bytes)", what, i, g->size);
+      return;
+    }
+}
+
+static void check_edges(nc_tk *k, const char *call, const char *what, const nc_guarded *g)
+{
+  char where[96];
+  if (nc_guarded_edges_damaged(g, where, sizeof(where)))
+    nc_tk_mismatch(k, call, "nothing written outside the buffer",
+                   "the %s buffer was written %s", what, where);
+}
+
+/* TBL-04 evidence common to every call. */
+static void check_bounds(nc_tk *k, const char *call, call_buffers *b)
+{
+  if (!k->check_bounds)
+    return;
+  check_unchanged(k, call, "keys", &b->keys, b->keys_copy);
+  check_unchanged(k, call, "values", &b->rows, b->rows_copy);
+  check_edges(k, call, "keys", &b->keys);
+  check_edges(k, call, "values", &b->rows);
+  check_edges(k, call, "hit_mask", &b->mask);
+  check_edges(k, call, "output values", &b->values);
+  check_edges(k, call, "value_sizes", &b->sizes);
+  size_t now = nc_violation_count("TBL-04");
+  for (size_t v = b->violations_before; v < now; v++) {
+    const char *text = nc_violation_text("TBL-04", v);
+    nc_tk_mismatch(k, call, "no access outside the call's buffers", "%s",
+                   text ? text : "an access to a guard page");
+  }
+}
+
+static const char *status_text(nc_tk *k, char *buf, size_t len)
+{
+  buf[0] = '\0';
+  nc_read_plugin_string(nc_call_table_last_error(&k->t), buf, len);
+  return buf;
+}
+
+/* After a modifying op: the model follows a success, forgets on failure. */
+static int after_modify(nc_tk *k, const char *call, nve_status_t s, int may_fail, int64_t n,
+                        const void *keys)
+{
+  if (s == NVE_SUCCESS)
+    return 1;
+  k->failed_ops++;
+  if (!may_fail) {
+    char msg[256];
+    nc_tk_mismatch(k, call, "NVE_SUCCESS for a valid call", "status %d (%s)", (int)s,
+                   status_text(k, msg, sizeof(msg)));
+  }
+  if (keys)
+    nc_oracle_forget(k->o, n, keys);
+  else
+    nc_oracle_forget_all(k->o);
+  return 0;
+}
+
+typedef nve_status_t (*rows_op)(const nve_ext_table_t *, int64_t, const void *, int64_t,
+                                int64_t, const void *);
+
+static nve_status_t write_rows(nc_tk *k, const char *op, rows_op call_op, int64_t n,
+                               const int64_t *keys, int64_t stride, uint64_t tag, int may_fail)
+{
+  if (stride < k->row)
+    stride = k->row;
+  call_buffers b;
+  nve_status_t s = NVE_ERROR_OUT_OF_MEMORY;
+  if (buffers_inputs(k, &b, op, n, keys, (size_t)(n * stride)) != 0)
+    goto out;
+  nc_canary_fill(b.rows.data, b.rows.size, 11); /* the stride gaps */
+  nc_tk_rows(k, n, stride, tag, b.rows.data);
+  if (buffers_copy_inputs(k, &b) != 0)
+    goto out;
+  s = call_op(&k->t, n, b.keys.data, stride, k->row, b.rows.data);
+  char call[64];
+  snprintf(call, sizeof(call), "%s (n=%lld)", op, (long long)n);
+  check_bounds(k, call, &b);
+  if (after_modify(k, call, s, may_fail, n, b.keys_copy)) {
+    if (call_op == nc_call_insert)
+      nc_oracle_insert(k->o, n, b.keys_copy, stride, b.rows_copy);
+    else
+      nc_oracle_update(k->o, n, b.keys_copy, stride, b.rows_copy);
+  }
+out:
+  buffers_free(&b);
+  return s;
+}
+
+nve_status_t nc_tk_insert(nc_tk *k, int64_t n, const int64_t *keys, int64_t stride,
+                          uint64_t tag, int may_fail)
+{
+  return write_rows(k, "insert", nc_call_insert, n, keys, stride, tag, may_fail);
+}
+
+nve_status_t nc_tk_update(nc_tk *k, int64_t n, const int64_t *keys, int64_t stride,
+                          uint64_t tag, int may_fail)
+{
+  return write_rows(k, "update", nc_call_update, n, keys, stride, tag, may_fail);
+}
+
+/* A small integer as an IEEE half (exact for |v| <= 2048). */
+static uint16_t half_of_int(int v)
+{
+  if (v == 0)
+    return 0;
+  uint16_t sign = v < 0 ? 0x8000 : 0;
+  unsigned m = (unsigned)(v < 0 ? -v : v);
+  int e = 0;
+  while ((m >> (e + 1)) != 0)
+    e++;
+  return (uint16_t)(sign | (uint16_t)((e + 15) << 10) | (uint16_t)((m << (10 - e)) & 0x3ff));
+}
+
+nve_status_t nc_tk_accumulate(nc_tk *k, int64_t n, const int64_t *keys, nve_data_type_t dtype,
+                              int64_t size, uint64_t tag, int may_fail)
+{
+  int64_t width = dtype == NVE_DTYPE_FLOAT16 ? 2 : 4;
+  int64_t stride = size > 0 ? size : width;
+  call_buffers b;
+  nve_status_t s = NVE_ERROR_OUT_OF_MEMORY;
+  if (buffers_inputs(k, &b, "update_accumulate", n, keys, (size_t)(n * stride)) != 0)
+    goto out;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t e = 0; e < size / width; e++) {
+      int v = (int)((tag * 31 + (uint64_t)i * 7 + (uint64_t)e * 3) % 201) - 100;
+      unsigned char *at = b.rows.data + i * stride + e * width;
+      if (width == 2) {
+        uint16_t h = half_of_int(v);
+        memcpy(at, &h, 2);
+      } else {
+        float f = (float)v;
+        memcpy(at, &f, 4);
+      }
+    }
+  if (buffers_copy_inputs(k, &b) != 0)
+    goto out;
+  s = nc_call_update_accumulate(&k->t, n, b.keys.data, stride, size, b.rows.data, dtype);
+  char call[80];
+  snprintf(call, sizeof(call), "update_accumulate (n=%lld, dtype %d)", (long long)n, (int)dtype);
+  check_bounds(k, call, &b);
+  if (after_modify(k, call, s, may_fail, n, b.keys_copy))
+    nc_oracle_accumulate(k->o, n, b.keys_copy, stride, size, b.rows_copy, dtype);
+out:
+  buffers_free(&b);
+  return s;
+}
+
+nve_status_t nc_tk_erase(nc_tk *k, int64_t n, const int64_t *keys, int may_fail)
+{
+  call_buffers b;
+  nve_status_t s = NVE_ERROR_OUT_OF_MEMORY;
+  if (buffers_inputs(k, &b, "erase", n, keys, 0) != 0 || buffers_copy_inputs(k, &b) != 0)
+    goto out;
+  s = nc_call_erase(&k->t, n, b.keys.data);
+  char call[48];
+  snprintf(call, sizeof(call), "erase (n=%lld)", (long long)n);
+  check_bounds(k, call, &b);
+  if (after_modify(k, call, s, may_fail, n, b.keys_copy))
+    nc_oracle_erase(k->o, n, b.keys_copy);
+out:
+  buffers_free(&b);
+  return s;
+}
+
+nve_status_t nc_tk_clear(nc_tk *k, int may_fail)
+{
+  nve_status_t s = nc_call_clear(&k->t);
+  if (after_modify(k, "clear", s, may_fail, 0, NULL))
+    nc_oracle_clear(k->o);
+  return s;
+}
+
+/* ---- find ------------------------------------------------------------------ */
+
+static int bit(const uint64_t *mask, int64_t i) { return (int)(mask[i / 64] >> (i % 64) & 1); }
+
+static void describe_wrong_bytes(const nc_tk *k, int64_t key, const unsigned char *got,
+                                 int64_t offset, char *out, size_t len)
+{
+  int64_t e = offset / 4;
+  float g, w = 0;
+  memcpy(&g, got + 4 * e, 4);
+  const unsigned char *want = nc_oracle_expected(k->o, key);
+  if (want)
+    memcpy(&w, want + 4 * e, 4);
+  snprintf(out, len, "first difference at byte %lld (float element %lld): got %g, the last "
+           "write stored %g",
+           (long long)offset, (long long)e, (double)g, (double)w);
+}
+
+/* One key's answer: hit or miss, against the model. */
+static void check_answer(nc_tk *k, const char *call, int64_t i, int64_t key, int hit,
+                         const unsigned char *bytes, int64_t size)
+{
+  int64_t offset = 0;
+  nc_oracle_verdict v = nc_oracle_check(k->o, key, hit, bytes, size, &offset);
+  if (v == NC_ORACLE_OK || !k->check_values) {
+    if (k->observe)
+      nc_oracle_observe(k->o, key, hit, bytes);
+    return;
+  }
+  char detail[200] = "";
+  if (v == NC_ORACLE_WRONG_BYTES)
+    describe_wrong_bytes(k, key, bytes, offset, detail, sizeof(detail));
+  else if (v == NC_ORACLE_WRONG_SIZE)
+    snprintf(detail, sizeof(detail), "value_sizes says %lld, %lld bytes were written",
+             (long long)size, (long long)k->row);
+  nc_tk_mismatch(k, call, "the bytes last written for the key, or a miss where allowed",
+                 "key %lld (index %lld): %s%s%s", (long long)key, (long long)i,
+                 nc_oracle_verdict_text(v), detail[0] ? "; " : "", detail);
+  /* Re-sync, so that one wrong answer is reported once. */
+  if (k->observe)
+    nc_oracle_observe(k->o, key, hit, bytes);
+}
+
+/* Whether the 8 bytes of value_sizes[i] still hold their canary. */
+static int size_untouched(const nc_guarded *sizes, int64_t i)
+{
+  return nc_canary_damage(sizes->data + 8 * i, 8, SALT_SIZES + 8 * (size_t)i) < 0;
+}
+
+static int nonzero_size(const nc_guarded *sizes, int64_t i)
+{
+  int64_t v;
+  memcpy(&v, sizes->data + 8 * i, 8);
+  return v != 0;
+}
+
+static int slot_untouched(const nc_guarded *values, int64_t i, int64_t stride)
+{
+  return nc_canary_damage(values->data + i * stride, (size_t)stride,
+                          SALT_VALUES + (size_t)(i * stride)) < 0;
+}
+
+static void check_resolved_key(nc_tk *k, const char *call, call_buffers *b, int64_t i,
+                               int64_t stride)
+{
+  if (!k->check_resolved)
+    return;
+  if (b->mask.data && !bit((const uint64_t *)b->mask.data, i))
+    nc_tk_mismatch(k, call, "resolved bits stay set", "bit %lld was set on entry and is clear "
+                   "on return", (long long)i);
+  if (b->values.data && !slot_untouched(&b->values, i, stride))
+    nc_tk_mismatch(k, call, "resolved keys' value slots untouched",
+                   "the value slot of index %lld (resolved on entry) was written", (long long)i);
+  if (b->sizes.data && !size_untouched(&b->sizes, i))
+    nc_tk_mismatch(k, call, "resolved keys' value_sizes untouched",
+                   "value_sizes[%lld] (resolved on entry) was written", (long long)i);
+}
+
+static void check_gap(nc_tk *k, const char *call, call_buffers *b, int64_t i, int64_t stride,
+                      int64_t size)
+{
+  int64_t from = size >= 0 ? size : k->caps.max_row_size;
+  if (!k->check_bounds || !b->values.data || from >= stride)
+    return;
+  if (from < 0)
+    from = 0;
+  long at = nc_canary_damage(b->values.data + i * stride + from, (size_t)(stride - from),
+                             SALT_VALUES + (size_t)(i * stride + from));
+  if (at >= 0)
+    nc_tk_mismatch(k, call, "nothing written between value_size and value_stride",
+                   "index %lld: byte %lld of its slot (value size %lld, stride %lld) was written",
+                   (long long)i, (long long)(from + at), (long long)from, (long long)stride);
+}
+
+int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts *opts,
+                   unsigned char *hits_out)
+{
+  static const nc_find_opts defaults;
+  if (!opts)
+    opts = &defaults;
+  int64_t stride = opts->stride > 0 ? opts->stride : k->row;
+  size_t words = (size_t)(n + 63) / 64;
+  call_buffers b;
+  int64_t hits = -1;
+  if (buffers_inputs(k, &b, "find", n, keys, 0) != 0 ||
+      (!opts->null_mask && guarded(k, &b.mask, "find", "hit_mask", words * 8) != 0) ||
+      (!opts->null_values && guarded(k, &b.values, "find", "values", (size_t)(n * stride)) != 0) ||
+      (!opts->null_sizes && guarded(k, &b.sizes, "find", "value_sizes", (size_t)n * 8) != 0))
+    goto out;
+  uint64_t *mask = (uint64_t *)b.mask.data;
+  if (mask && opts->resolved)
+    for (int64_t i = 0; i < n; i++)
+      if (bit(opts->resolved, i))
+        mask[i / 64] |= 1ull << (i % 64);
+  if (b.values.data)
+    nc_canary_fill(b.values.data, b.values.size, SALT_VALUES);
+  if (b.sizes.data)
+    nc_canary_fill(b.sizes.data, b.sizes.size, SALT_SIZES);
+  if (buffers_copy_inputs(k, &b) != 0)
+    goto out;
+  nve_status_t s = nc_call_find(&k->t, n, b.keys.data, mask, stride, b.values.data,
+                                (int64_t *)b.sizes.data);
+  char call[96];
+  snprintf(call, sizeof(call), "find (n=%lld%s%s%s%s)", (long long)n,
+           opts->resolved ? ", some keys resolved" : "", opts->null_mask ? ", NULL hit_mask" : "",
+           opts->null_values ? ", NULL values" : "", opts->null_sizes ? ", NULL value_sizes" : "");
+  check_bounds(k, call, &b);
+  if (s != NVE_SUCCESS) {
+    char msg[256];
+    nc_tk_mismatch(k, call, "NVE_SUCCESS for a valid call", "status %d (%s)", (int)s,
+                   status_text(k, msg, sizeof(msg)));
+    goto out;
+  }
+  if (mask && k->check_bounds && n % 64 != 0 && (mask[n / 64] >> (n % 64)) != 0)
+    nc_tk_mismatch(k, call, "hit_mask bits >= n stay zero",
+                   "bits above %lld of the last word are set (word 0x%016llx)", (long long)n,
+                   (unsigned long long)mask[n / 64]);
+  hits = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (mask && opts->resolved && bit(opts->resolved, i)) {
+      check_resolved_key(k, call, &b, i, stride);
+      if (hits_out)
+        hits_out[i] = 2;
+      continue;
+    }
+    int hit;
+    if (mask)
+      hit = bit(mask, i);
+    else if (b.sizes.data)
+      hit = !size_untouched(&b.sizes, i) && nonzero_size(&b.sizes, i);
+    else
+      continue; /* values alone do not tell a hit from a miss that zeroes its slot */
+    int64_t size = -1;
+    if (hit && b.sizes.data)
+      memcpy(&size, b.sizes.data + 8 * i, 8);
+    const unsigned char *bytes = hit && b.values.data ? b.values.data + i * stride : NULL;
+    int64_t key = nc_oracle_key(k->o, b.keys_copy, i);
+    check_answer(k, call, i, key, hit, bytes, size);
+    if (hit)
+      check_gap(k, call, &b, i, stride, size);
+    hits += hit;
+    if (hits_out)
+      hits_out[i] = (unsigned char)hit;
+  }
+out:
+  buffers_free(&b);
+  return hits;
+}

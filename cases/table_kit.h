@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A table under test next to its model (lib/oracle.h): every op goes
+ * through guarded buffers (lib/guarded.h), the model follows every
+ * successful op, and every find is checked against it. The TBL and LIF
+ * cases are written in terms of these calls. */
+#ifndef NC_TABLE_KIT_H
+#define NC_TABLE_KIT_H
+
+#include <stdint.h>
+
+#include "calls.h"
+#include "case_api.h"
+#include "oracle.h"
+
+typedef struct nc_tk {
+  nc_case *c;
+  const char *rule; /* whose failures the mismatches are */
+  nve_ext_table_t t;
+  nc_table_caps caps;
+  nc_oracle *o;
+  int64_t row;        /* bytes the harness writes per key */
+  int check_bounds;   /* TBL-04: canaries, guards, unchanged inputs */
+  int check_resolved; /* TBL-03: resolved keys skipped */
+  int check_values;   /* answers against the model (on unless a case is about other things) */
+  int observe;        /* refine the model from answers (off when shared) */
+  int quiet;          /* keep the first mismatch in .mismatch, record nothing */
+  int64_t mismatches;
+  char mismatch[768];
+  int64_t failed_ops; /* ops that returned a failure (the model forgot their keys) */
+} nc_tk;
+
+/* Reads the table's capabilities and builds its model. A table the host
+ * would reject, or one the harness cannot feed, makes the case a SKIP
+ * (TBL-01 owns capabilities). Returns 0 or -1. */
+int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, const char *rule);
+void nc_tk_done(nc_tk *k);
+/* A factory and table from the run's configs, with the kit on the table;
+ * 0, or -1 after recording why not. nc_tk_close destroys both. */
+int nc_tk_open(nc_tk *k, nve_ext_table_factory_t *f, nc_case *c, const char *rule);
+void nc_tk_close(nc_tk *k, const nve_ext_table_factory_t *f);
+/* n consecutive keys from first. */
+void nc_tk_key_range(int64_t *keys, int64_t n, int64_t first);
+/* Why the host would reject a table with these capabilities, or NULL. */
+const char *nc_caps_problem(const nc_table_caps *caps, char *buf, size_t len);
+
+/* Records a mismatch (a failed check of k->rule, or the first one kept). */
+void nc_tk_mismatch(nc_tk *k, const char *call, const char *expected, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Rows the harness writes: float32 integers, distinct for every (tag, i). */
+void nc_tk_rows(const nc_tk *k, int64_t n, int64_t stride, uint64_t tag, unsigned char *out);
+
+/* The ops. keys are n 64-bit values, narrowed to the table's key size.
+ * Each returns the plugin's status; a failure is recorded as a mismatch
+ * unless may_fail, and then the model forgets the keys (abi.md section 8). */
+nve_status_t nc_tk_insert(nc_tk *k, int64_t n, const int64_t *keys, int64_t stride,
+                          uint64_t tag, int may_fail);
+nve_status_t nc_tk_update(nc_tk *k, int64_t n, const int64_t *keys, int64_t stride,
+                          uint64_t tag, int may_fail);
+/* Updates of dtype (FLOAT32 or FLOAT16), size bytes per key. */
+nve_status_t nc_tk_accumulate(nc_tk *k, int64_t n, const int64_t *keys, nve_data_type_t dtype,
+                              int64_t size, uint64_t tag, int may_fail);
+nve_status_t nc_tk_erase(nc_tk *k, int64_t n, const int64_t *keys, int may_fail);
+nve_status_t nc_tk_clear(nc_tk *k, int may_fail);
+
+typedef struct nc_find_opts {
+  const uint64_t *resolved; /* input hit mask (bits < n), or NULL for none */
+  int null_mask, null_values, null_sizes;
+  int64_t stride; /* 0: the row size */
+} nc_find_opts;
+
+/* A checked find. Returns the number of hits observed (-1 when the find
+ * failed); hits_out (n entries, may be NULL) gets each key's answer. */
+int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts *opts,
+                   unsigned char *hits_out);
+
+#endif

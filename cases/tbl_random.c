@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* TBL-11: a seeded random sequence of every op, compared with the model
+ * after every op; on a disagreement, the sequence is replayed on fresh
+ * tables to find a short failing one (rules.md TBL-11).
+ *
+ * The sequence is generated up front from the seed, so that a replay of
+ * any subsequence writes the same rows: ops are removed in chunks (largest
+ * first) while the replay still disagrees, the way delta debugging does. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "catalog.h"
+#include "common.h"
+#include "table_kit.h"
+#include "trace.h"
+
+enum { OP_INSERT, OP_UPDATE, OP_ACCUMULATE, OP_ERASE, OP_FIND, OP_CLEAR };
+/* Ops of a shrunk sequence listed one by one; the rest are counted. */
+#define SHOWN_OPS 30
+
+static const char *const op_names[] = {"insert", "update", "update_accumulate", "erase", "find",
+                                       "clear"};
+
+typedef struct rop {
+  int kind;
+  int64_t n, first; /* its keys: arena[first .. first + n) */
+  uint64_t tag;
+  int64_t stride_pad;  /* bytes added to the row for the stride */
+  int resolved_every;  /* find: every k-th key resolved on entry (0: none) */
+} rop;
+
+typedef struct sequence {
+  rop *ops;
+  size_t count;
+  int64_t *arena;
+  size_t arena_len, arena_cap;
+  int64_t pool[8]; /* edge keys */
+} sequence;
+
+typedef struct params {
+  size_t ops;
+  int64_t large, pool_keys;
+} params;
+
+static uint64_t rnd(uint64_t *s)
+{
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static int64_t batch_size(uint64_t *s, const params *p)
+{
+  static const int64_t edges[] = {0, 1, 63, 64, 65};
+  uint64_t r = rnd(s) % 100;
+  if (r < 25)
+    return edges[rnd(s) % 5];
+  if (r < 90)
+    return 2 + (int64_t)(rnd(s) % 199);
+  return p->large / 4 + (int64_t)(rnd(s) % (uint64_t)(p->large - p->large / 4));
+}
+
+/* Keys: mostly from a pool (so ops meet the same keys again), sometimes at
+ * the edges of the key's range, the invalid key among them. */
+static int64_t pick_key(uint64_t *s, const sequence *q, const params *p, int key_size)
+{
+  if (rnd(s) % 100 < 6)
+    return q->pool[rnd(s) % 8];
+  int64_t k = (int64_t)(rnd(s) % (uint64_t)p->pool_keys) * 7919 + 13;
+  return key_size == 4 ? (int64_t)(int32_t)k : k;
+}
+
+static int generate(sequence *q, const nc_tk *k, uint64_t seed, const params *p)
+{
+  memset(q, 0, sizeof(*q));
+  int ks = (int)k->caps.key_size;
+  int64_t edges[8] = {0, -1, 1, -2, k->caps.invalid_key, INT64_MIN, INT64_MAX, 42};
+  if (ks == 4) {
+    edges[4] = (int32_t)k->caps.invalid_key;
+    edges[5] = INT32_MIN;
+    edges[6] = INT32_MAX;
+  }
+  memcpy(q->pool, edges, sizeof(edges));
+  q->ops = calloc(p->ops, sizeof(rop));
+  if (!q->ops)
+    return -1;
+  uint64_t s = seed;
+  int accumulate = k->caps.dtype == NVE_DTYPE_FLOAT32;
+  for (size_t i = 0; i < p->ops; i++) {
+    rop *o = &q->ops[q->count++];
+    uint64_t r = rnd(&s) % 100;
+    o->kind = r < 26 ? OP_INSERT : r < 50 ? OP_FIND : r < 62 ? OP_UPDATE
+            : r < 72 ? (accumulate ? OP_ACCUMULATE : OP_UPDATE) : r < 98 ? OP_ERASE : OP_CLEAR;
+    o->n = o->kind == OP_CLEAR ? 0 : batch_size(&s, p);
+    o->tag = i + 1;
+    o->stride_pad = rnd(&s) % 4 == 0 ? 4 * (int64_t)(rnd(&s) % 4) : 0;
+    o->resolved_every = o->kind == OP_FIND && rnd(&s) % 3 == 0 ? 2 + (int)(rnd(&s) % 5) : 0;
+    if (q->arena_len + (size_t)o->n > q->arena_cap) {
+      size_t cap = (q->arena_cap + (size_t)o->n) * 2;
+      int64_t *a = realloc(q->arena, cap * sizeof(int64_t));
+      if (!a)
+        return -1;
+      q->arena = a;
+      q->arena_cap = cap;
+    }
+    o->first = (int64_t)q->arena_len;
+    int64_t *keys = q->arena + o->first;
+    if (o->kind == OP_ACCUMULATE) {
+      /* Accumulating a key twice in one batch leaves the order of float
+       * sums open: such batches take consecutive, distinct pool keys. */
+      if (o->n > p->pool_keys)
+        o->n = p->pool_keys;
+      uint64_t start = rnd(&s);
+      for (int64_t j = 0; j < o->n; j++) {
+        int64_t pk = (int64_t)((start + (uint64_t)j) % (uint64_t)p->pool_keys) * 7919 + 13;
+        keys[j] = ks == 4 ? (int64_t)(int32_t)pk : pk;
+      }
+    } else {
+      for (int64_t j = 0; j < o->n; j++)
+        keys[j] = pick_key(&s, q, p, ks);
+    }
+    q->arena_len += (size_t)o->n;
+  }
+  return 0;
+}
+
+static void sequence_free(sequence *q)
+{
+  free(q->ops);
+  free(q->arena);
+}
+
+/* After a modifying op: read back its keys and a few others. */
+static void probe(nc_tk *k, const sequence *q, const rop *o, uint64_t *s)
+{
+  int64_t keys[256 + 16];
+  int64_t n = o->n < 256 ? o->n : 256;
+  memcpy(keys, q->arena + o->first, (size_t)n * sizeof(int64_t));
+  for (int j = 0; j < 16; j++) {
+    size_t from = (size_t)(rnd(s) % (q->arena_len ? q->arena_len : 1));
+    keys[n++] = q->arena_len ? q->arena[from] : j;
+  }
+  nc_tk_find(k, n, keys, NULL, NULL);
+}
+
+static void run_op(nc_tk *k, const sequence *q, const rop *o, uint64_t *s)
+{
+  const int64_t *keys = q->arena + o->first;
+  int64_t stride = k->row + o->stride_pad;
+  switch (o->kind) {
+  case OP_INSERT:
+    nc_tk_insert(k, o->n, keys, stride, o->tag, 1);
+    break;
+  case OP_UPDATE:
+    nc_tk_update(k, o->n, keys, stride, o->tag, 1);
+    break;
+  case OP_ACCUMULATE:
+    nc_tk_accumulate(k, o->n, keys, NVE_DTYPE_FLOAT32, k->row, o->tag, 1);
+    break;
+  case OP_ERASE:
+    nc_tk_erase(k, o->n, keys, 1);
+    break;
+  case OP_CLEAR:
+    nc_tk_clear(k, 1);
+    break;
+  case OP_FIND: {
+    uint64_t *resolved = NULL;
+    if (o->resolved_every && o->n > 0) {
+      resolved = calloc((size_t)(o->n + 63) / 64, sizeof(uint64_t));
+      for (int64_t j = 0; resolved && j < o->n; j += o->resolved_every)
+        resolved[j / 64] |= 1ull << (j % 64);
+    }
+    nc_find_opts opts = {.resolved = resolved, .stride = stride};
+    nc_tk_find(k, o->n, keys, &opts, NULL);
+    free(resolved);
+    return;
+  }
+  }
+  probe(k, q, o, s);
+}
+
+/* Runs the ops at idx[0..count) on a fresh table. Returns the position of
+ * the first op after which the table disagreed, count when none did, or -1
+ * when no table could be made. */
+static long replay(nc_case *c, const nve_ext_table_factory_t *f, const sequence *q,
+                   const size_t *idx, size_t count, uint64_t seed, char *why, size_t whylen,
+                   int64_t *keys_done)
+{
+  nve_ext_table_t t;
+  if (nc_produce_table(c, f, &t) != 0)
+    return -1;
+  nc_tk k;
+  if (nc_tk_init(&k, c, &t, "TBL-11") != 0) {
+    nc_call_table_destroy(&t);
+    return -1;
+  }
+  k.quiet = 1;
+  uint64_t s = seed ^ 0x5eed;
+  long failed_at = (long)count;
+  for (size_t i = 0; i < count; i++) {
+    if (i % 16 == 0)
+      nc_trace_record("BEAT", 0, NULL);
+    run_op(&k, q, &q->ops[idx[i]], &s);
+    if (keys_done)
+      *keys_done += q->ops[idx[i]].n;
+    if (k.mismatches) {
+      snprintf(why, whylen, "%s", k.mismatch);
+      failed_at = (long)i;
+      break;
+    }
+  }
+  /* Most ops failing would make the sequence say nothing. */
+  if (failed_at == (long)count && count >= 20 && k.failed_ops * 2 > (int64_t)count) {
+    snprintf(why, whylen, "%lld of %zu ops returned a failure for valid arguments",
+             (long long)k.failed_ops, count);
+    failed_at = (long)count - 1;
+  }
+  nc_tk_done(&k);
+  nc_call_table_destroy(&t);
+  return failed_at;
+}
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Removes chunks of ops while the replay still fails; idx/len shrink in
+ * place. The last op (where the disagreement shows) is kept. */
+static int shrink(nc_case *c, const nve_ext_table_factory_t *f, const sequence *q, size_t *idx,
+                  size_t *len, uint64_t seed, double deadline, char *why, size_t whylen)
+{
+  size_t *trial = malloc(*len * sizeof(size_t));
+  if (!trial)
+    return 0;
+  int replays = 0;
+  /* First whole kinds of op at once (cheap, and often most of the way). */
+  static const int kinds[] = {OP_FIND, OP_ACCUMULATE, OP_UPDATE, OP_CLEAR, OP_INSERT, OP_ERASE};
+  for (size_t kd = 0; kd < sizeof(kinds) / sizeof(*kinds) && now_s() < deadline; kd++) {
+    size_t n = 0;
+    for (size_t i = 0; i < *len; i++)
+      if (q->ops[idx[i]].kind != kinds[kd] || i + 1 == *len)
+        trial[n++] = idx[i];
+    if (n == *len)
+      continue;
+    char trial_why[768];
+    long at = replay(c, f, q, trial, n, seed, trial_why, sizeof(trial_why), NULL);
+    replays++;
+    if (at >= 0 && (size_t)at < n) {
+      *len = (size_t)at + 1;
+      memcpy(idx, trial, *len * sizeof(size_t));
+      snprintf(why, whylen, "%s", trial_why);
+    }
+  }
+  /* Then chunks, halving their size. */
+  for (size_t chunk = *len / 2; chunk >= 1 && now_s() < deadline; chunk /= 2) {
+    int removed_any = 1;
+    while (removed_any && now_s() < deadline) {
+      removed_any = 0;
+      for (size_t start = 0; start + 1 < *len && now_s() < deadline;) {
+        size_t end = start + chunk < *len - 1 ? start + chunk : *len - 1;
+        size_t n = 0;
+        for (size_t i = 0; i < *len; i++)
+          if (i < start || i >= end)
+            trial[n++] = idx[i];
+        char trial_why[768];
+        long at = replay(c, f, q, trial, n, seed, trial_why, sizeof(trial_why), NULL);
+        replays++;
+        if (at >= 0 && (size_t)at < n) {
+          *len = (size_t)at + 1; /* it may now fail earlier */
+          memcpy(idx, trial, *len * sizeof(size_t));
+          snprintf(why, whylen, "%s", trial_why);
+          removed_any = 1;
+        } else {
+          start = end;
+        }
+      }
+    }
+  }
+  free(trial);
+  return replays;
+}
+
+static void describe_op(const sequence *q, const rop *o, char *out, size_t len)
+{
+  const int64_t *keys = q->arena + o->first;
+  if (o->n == 0)
+    snprintf(out, len, "%s n=0", op_names[o->kind]);
+  else if (o->n == 1)
+    snprintf(out, len, "%s n=1 key %lld", op_names[o->kind], (long long)keys[0]);
+  else
+    snprintf(out, len, "%s n=%lld keys %lld .. %lld (first, last)", op_names[o->kind],
+             (long long)o->n, (long long)keys[0], (long long)keys[o->n - 1]);
+}
+
+void nc_case_tbl_11(nc_case *c)
+{
+  nve_ext_table_factory_t f;
+  nc_tk k;
+  if (nc_tk_open(&k, &f, c, "TBL-11") != 0)
+    return;
+  params p = c->cfg->stress ? (params){20000, 20000, 20000} : (params){2000, 4096, 512};
+  sequence q;
+  uint64_t seed = c->cfg->seed;
+  size_t *idx = NULL;
+  if (generate(&q, &k, seed, &p) != 0 || !(idx = malloc(q.count * sizeof(size_t)))) {
+    nc_harness_error(c, "out of memory generating %zu ops", p.ops);
+    goto out;
+  }
+  for (size_t i = 0; i < q.count; i++)
+    idx[i] = i;
+  char why[768] = "";
+  int64_t keys_done = 0;
+  double t0 = now_s();
+  long at = replay(c, &f, &q, idx, q.count, seed, why, sizeof(why), &keys_done);
+  double took = now_s() - t0;
+  if (at < 0)
+    goto out;
+  if ((size_t)at == q.count) {
+    nc_note(c, "seeded random sequence", "agreement with the model after every op",
+            "seed %llu: %zu ops (%lld keys, batches 0..%lld, edge keys, duplicates) agreed; "
+            "%.0f ops/s, %.0f keys/s",
+            (unsigned long long)seed, q.count, (long long)keys_done, (long long)p.large,
+            (double)q.count / took, (double)keys_done / took);
+    goto out;
+  }
+  size_t original = (size_t)at + 1, len = original;
+  char first_why[768];
+  snprintf(first_why, sizeof(first_why), "%s", why);
+  double budget = c->cfg->stress ? 120 : 20;
+  int replays = shrink(c, &f, &q, idx, &len, seed, now_s() + budget, why, sizeof(why));
+  nc_fail(c, "seeded random sequence", "agreement with the model after every op",
+          "seed %llu: after op %zu of %zu (%s) the table disagreed: %s. Shortest failing "
+          "sequence found: %zu ops (from %zu, %d replays on fresh tables); its failure: %s",
+          (unsigned long long)seed, original, q.count, op_names[q.ops[at].kind], first_why, len,
+          original, replays, why);
+  for (size_t i = 0; i < len; i++) {
+    char d[160];
+    describe_op(&q, &q.ops[idx[i]], d, sizeof(d));
+    if (i < SHOWN_OPS || i + 1 == len)
+      nc_note(c, "shortest failing sequence", "its ops, in order", "%zu/%zu: op #%zu %s",
+              i + 1, len, idx[i] + 1, d);
+    else if (i == SHOWN_OPS)
+      nc_note(c, "shortest failing sequence", "its ops, in order", "... %zu more ops ...",
+              len - SHOWN_OPS - 1);
+  }
+out:
+  free(idx);
+  sequence_free(&q);
+  nc_tk_close(&k, &f);
+}

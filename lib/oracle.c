@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "oracle.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* More rows than this for one key and the model gives up on its bytes. */
+#define CANDIDATES 4
+
+typedef struct entry {
+  int64_t key;
+  uint8_t used;
+  uint8_t any;       /* any bytes may come back (an op failed part-way) */
+  uint8_t absent_ok; /* a miss is allowed */
+  uint8_t ncand;     /* rows a hit may return; 0 and !any: must be absent */
+  uint32_t batch;    /* the op that last wrote it, for duplicate keys */
+  unsigned char *rows;
+} entry;
+
+struct nc_oracle {
+  int key_size, exact;
+  int64_t row, invalid_key;
+  entry *slots;
+  size_t capacity, used;
+  int all_unknown; /* keys not in the map are unknown, not absent */
+  uint32_t batch;
+};
+
+nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, int exact, int64_t invalid_key)
+{
+  nc_oracle *o = calloc(1, sizeof(*o));
+  if (!o)
+    return NULL;
+  o->key_size = key_size;
+  o->row = row_bytes;
+  o->exact = exact;
+  o->invalid_key = key_size == 4 ? (int64_t)(int32_t)invalid_key : invalid_key;
+  o->capacity = 64;
+  o->slots = calloc(o->capacity, sizeof(entry));
+  if (!o->slots) {
+    free(o);
+    return NULL;
+  }
+  return o;
+}
+
+static void drop_slots(entry *slots, size_t capacity)
+{
+  for (size_t i = 0; i < capacity; i++)
+    free(slots[i].rows);
+  free(slots);
+}
+
+void nc_oracle_free(nc_oracle *o)
+{
+  if (!o)
+    return;
+  drop_slots(o->slots, o->capacity);
+  free(o);
+}
+
+int64_t nc_oracle_key(const nc_oracle *o, const void *keys, int64_t i)
+{
+  if (o->key_size == 4) {
+    int32_t k;
+    memcpy(&k, (const char *)keys + 4 * i, 4);
+    return k;
+  }
+  int64_t k;
+  memcpy(&k, (const char *)keys + 8 * i, 8);
+  return k;
+}
+
+static size_t hash(int64_t key)
+{
+  uint64_t k = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+  return (size_t)(k ^ (k >> 29));
+}
+
+static entry *find_slot(entry *slots, size_t capacity, int64_t key)
+{
+  size_t mask = capacity - 1;
+  for (size_t i = hash(key) & mask;; i = (i + 1) & mask)
+    if (!slots[i].used || slots[i].key == key)
+      return &slots[i];
+}
+
+static const entry *lookup(const nc_oracle *o, int64_t key)
+{
+  const entry *e = find_slot(o->slots, o->capacity, key);
+  return e->used ? e : NULL;
+}
+
+/* The entry for key, created in the default state when absent. The harness
+ * cannot go on without its model, so running out of memory aborts. */
+static entry *entry_for(nc_oracle *o, int64_t key)
+{
+  entry *e = find_slot(o->slots, o->capacity, key);
+  if (e->used)
+    return e;
+  if ((o->used + 1) * 2 > o->capacity) {
+    size_t capacity = o->capacity * 2;
+    entry *slots = calloc(capacity, sizeof(entry));
+    if (!slots)
+      abort();
+    for (size_t i = 0; i < o->capacity; i++)
+      if (o->slots[i].used)
+        *find_slot(slots, capacity, o->slots[i].key) = o->slots[i];
+    free(o->slots);
+    o->slots = slots;
+    o->capacity = capacity;
+    e = find_slot(o->slots, o->capacity, key);
+  }
+  memset(e, 0, sizeof(*e));
+  e->used = 1;
+  e->key = key;
+  e->any = (uint8_t)o->all_unknown;
+  e->absent_ok = 1;
+  e->rows = malloc((size_t)(o->row * CANDIDATES));
+  if (!e->rows)
+    abort();
+  o->used++;
+  return e;
+}
+
+static int present_possible(const entry *e) { return e->any || e->ncand > 0; }
+
+static void set_row(const nc_oracle *o, entry *e, const void *row)
+{
+  e->any = 0;
+  e->ncand = 1;
+  memcpy(e->rows, row, (size_t)o->row);
+}
+
+/* Adds a row a hit may return; past CANDIDATES, any bytes are accepted. */
+static void add_row(const nc_oracle *o, entry *e, const void *row)
+{
+  if (e->any)
+    return;
+  for (int c = 0; c < e->ncand; c++)
+    if (memcmp(e->rows + c * o->row, row, (size_t)o->row) == 0)
+      return;
+  if (e->ncand == CANDIDATES) {
+    e->any = 1;
+    e->ncand = 0;
+    return;
+  }
+  memcpy(e->rows + e->ncand * o->row, row, (size_t)o->row);
+  e->ncand++;
+}
+
+void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
+                      const void *rows)
+{
+  o->batch++;
+  for (int64_t i = 0; i < n; i++) {
+    entry *e = entry_for(o, nc_oracle_key(o, keys, i));
+    const unsigned char *row = (const unsigned char *)rows + i * stride;
+    /* An existing key may be kept or overwritten; duplicates in one batch
+     * may leave any of their rows. */
+    if (e->batch == o->batch || present_possible(e))
+      add_row(o, e, row);
+    else
+      set_row(o, e, row);
+    e->batch = o->batch;
+    e->absent_ok = !o->exact;
+  }
+}
+
+void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
+                      const void *rows)
+{
+  o->batch++;
+  for (int64_t i = 0; i < n; i++) {
+    entry *e = entry_for(o, nc_oracle_key(o, keys, i));
+    const unsigned char *row = (const unsigned char *)rows + i * stride;
+    if (!present_possible(e))
+      continue; /* update never inserts */
+    if (e->batch == o->batch)
+      add_row(o, e, row);
+    else
+      set_row(o, e, row); /* and a key that may be absent stays so */
+    e->batch = o->batch;
+  }
+}
+
+float nc_half_to_float(uint16_t h)
+{
+  int sign = h >> 15, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  float v;
+  if (exponent == 0)
+    v = ldexpf((float)mantissa, -24);
+  else if (exponent == 31)
+    v = mantissa ? NAN : INFINITY;
+  else
+    v = ldexpf((float)(mantissa | 0x400), exponent - 25);
+  return sign ? -v : v;
+}
+
+int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
+                         int64_t size, const void *updates, nve_data_type_t dtype)
+{
+  int64_t width = dtype == NVE_DTYPE_FLOAT32 ? 4 : dtype == NVE_DTYPE_FLOAT16 ? 2 : 0;
+  if (!width)
+    return -1;
+  int64_t elements = size / width;
+  if (elements * 4 > o->row)
+    elements = o->row / 4;
+  o->batch++;
+  for (int64_t i = 0; i < n; i++) {
+    entry *e = entry_for(o, nc_oracle_key(o, keys, i));
+    if (e->batch == o->batch) { /* a duplicate: the order of the sums is open */
+      e->any = 1;
+      e->ncand = 0;
+    }
+    e->batch = o->batch;
+    const unsigned char *src = (const unsigned char *)updates + i * stride;
+    for (int c = 0; c < e->ncand; c++) {
+      unsigned char *row = e->rows + c * o->row;
+      for (int64_t k = 0; k < elements; k++) {
+        float a, b;
+        memcpy(&a, row + 4 * k, 4);
+        if (width == 4) {
+          memcpy(&b, src + 4 * k, 4);
+        } else {
+          uint16_t h;
+          memcpy(&h, src + 2 * k, 2);
+          b = nc_half_to_float(h);
+        }
+        a += b;
+        memcpy(row + 4 * k, &a, 4);
+      }
+    }
+  }
+  return 0;
+}
+
+void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys)
+{
+  for (int64_t i = 0; i < n; i++) {
+    entry *e = entry_for(o, nc_oracle_key(o, keys, i));
+    e->any = 0;
+    e->ncand = 0;
+    e->absent_ok = 1;
+  }
+}
+
+static void reset(nc_oracle *o, int all_unknown)
+{
+  for (size_t i = 0; i < o->capacity; i++) {
+    free(o->slots[i].rows);
+    memset(&o->slots[i], 0, sizeof(entry));
+  }
+  o->used = 0;
+  o->all_unknown = all_unknown;
+}
+
+void nc_oracle_clear(nc_oracle *o) { reset(o, 0); }
+void nc_oracle_forget_all(nc_oracle *o) { reset(o, 1); }
+
+void nc_oracle_forget(nc_oracle *o, int64_t n, const void *keys)
+{
+  for (int64_t i = 0; i < n; i++) {
+    entry *e = entry_for(o, nc_oracle_key(o, keys, i));
+    e->any = 1;
+    e->ncand = 0;
+    e->absent_ok = 1;
+  }
+}
+
+nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, const void *bytes,
+                                  int64_t size, int64_t *offset)
+{
+  const entry *e = lookup(o, key);
+  int any = e ? e->any : o->all_unknown;
+  int ncand = e ? e->ncand : 0;
+  int absent_ok = e ? e->absent_ok : 1;
+  if (!hit) {
+    if (!any && ncand == 0)
+      return NC_ORACLE_OK;
+    return absent_ok || key == o->invalid_key ? NC_ORACLE_OK : NC_ORACLE_MISSING;
+  }
+  if (!any && ncand == 0)
+    return NC_ORACLE_HIT_ABSENT;
+  if (size >= 0 && size != o->row)
+    return NC_ORACLE_WRONG_SIZE;
+  if (!bytes || any)
+    return NC_ORACLE_OK;
+  int64_t best = -1;
+  for (int c = 0; c < ncand; c++) {
+    const unsigned char *want = e->rows + c * o->row, *got = bytes;
+    int64_t k = 0;
+    while (k < o->row && want[k] == got[k])
+      k++;
+    if (k == o->row)
+      return NC_ORACLE_OK;
+    if (k > best)
+      best = k;
+  }
+  if (offset)
+    *offset = best;
+  return NC_ORACLE_WRONG_BYTES;
+}
+
+void nc_oracle_observe(nc_oracle *o, int64_t key, int hit, const void *bytes)
+{
+  /* A miss teaches nothing: a table may serve a key again that it once
+   * missed (an insert still in flight, a second tier), as long as the
+   * bytes are right. */
+  if (!hit || !bytes || (!lookup(o, key) && !o->all_unknown))
+    return;
+  set_row(o, entry_for(o, key), bytes);
+}
+
+const unsigned char *nc_oracle_expected(const nc_oracle *o, int64_t key)
+{
+  const entry *e = lookup(o, key);
+  return e && !e->any && e->ncand > 0 ? e->rows : NULL;
+}
+
+int nc_oracle_must_hit(const nc_oracle *o, int64_t key)
+{
+  const entry *e = lookup(o, key);
+  return e && present_possible(e) && !e->absent_ok && key != o->invalid_key;
+}
+
+const char *nc_oracle_verdict_text(nc_oracle_verdict v)
+{
+  switch (v) {
+  case NC_ORACLE_OK:
+    return "as the model expects";
+  case NC_ORACLE_MISSING:
+    return "a miss for a stored key (the profile declares the table exact)";
+  case NC_ORACLE_HIT_ABSENT:
+    return "a hit for a key that was never stored, or was erased, cleared or never inserted by "
+           "update";
+  case NC_ORACLE_WRONG_BYTES:
+    return "a hit with bytes that were never written for this key";
+  case NC_ORACLE_WRONG_SIZE:
+    return "value_sizes differs from the size written";
+  }
+  return "?";
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The reference model a table is compared with (rules.md "TBL").
+ *
+ * For every key it keeps what a conforming table may answer: the rows a
+ * hit may return (several when the contract leaves a choice open: a
+ * re-inserted key kept or overwritten, duplicate keys in one batch), or
+ * "any bytes" after an op that failed part-way, and whether a miss is
+ * allowed (always, unless the table is exact; abi.md section 7 "insert is
+ * best effort"). A find's answer is checked against it and then refines
+ * it, so that the model stays as sharp as the table's observed state. */
+#ifndef NC_ORACLE_H
+#define NC_ORACLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nve_c_api.h"
+
+typedef struct nc_oracle nc_oracle;
+
+/* A model of a table with key_size 4 or 8 and rows of row_bytes (what the
+ * harness writes per key). exact: a stored key may not go missing. */
+nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, int exact, int64_t invalid_key);
+void nc_oracle_free(nc_oracle *o);
+
+/* Key i of a batch, widened to 64 bits (4-byte keys are signed). */
+int64_t nc_oracle_key(const nc_oracle *o, const void *keys, int64_t i);
+
+/* What a successful op did. Rows are row_bytes long, stride bytes apart. */
+void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
+                      const void *rows);
+void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
+                      const void *rows);
+/* Adds size bytes of updates of dtype (FLOAT32 or FLOAT16) element-wise into
+ * float32 rows. Returns -1 (and changes nothing) for another dtype. */
+int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
+                         int64_t size, const void *updates, nve_data_type_t dtype);
+void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys);
+void nc_oracle_clear(nc_oracle *o);
+/* An op on these keys (or on the whole table) failed: anything goes for
+ * them until they are written again (abi.md section 8). */
+void nc_oracle_forget(nc_oracle *o, int64_t n, const void *keys);
+void nc_oracle_forget_all(nc_oracle *o);
+
+typedef enum {
+  NC_ORACLE_OK = 0,
+  NC_ORACLE_MISSING,     /* an exact table lost a stored key */
+  NC_ORACLE_HIT_ABSENT,  /* a hit for a key that cannot be present */
+  NC_ORACLE_WRONG_BYTES, /* a hit with bytes never written for the key */
+  NC_ORACLE_WRONG_SIZE,  /* value_sizes[i] is not the row size written */
+} nc_oracle_verdict;
+
+/* Checks one find answer for key: hit or miss, the bytes (NULL when the
+ * find was given no values buffer) and the reported size (-1: none). On
+ * WRONG_BYTES, *offset is the first byte that differs from the nearest
+ * expected row. */
+nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, const void *bytes,
+                                  int64_t size, int64_t *offset);
+/* Learns from an answer that passed the check: a hit pins the row to the
+ * one returned (a miss changes nothing). */
+void nc_oracle_observe(nc_oracle *o, int64_t key, int hit, const void *bytes);
+
+/* The first row a hit for key may return, or NULL (absent, or any bytes). */
+const unsigned char *nc_oracle_expected(const nc_oracle *o, int64_t key);
+/* 1 when key is certainly stored (an exact table must hit it). */
+int nc_oracle_must_hit(const nc_oracle *o, int64_t key);
+
+const char *nc_oracle_verdict_text(nc_oracle_verdict v);
+
+/* IEEE half to float, for float16 updates. */
+float nc_half_to_float(uint16_t h);
+
+#endif

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The table model: what it accepts and what it must refuse. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "oracle.h"
+
+#define ROW 8 /* two float32 elements */
+
+static void row_of(float a, float b, unsigned char *out)
+{
+  memcpy(out, &a, 4);
+  memcpy(out + 4, &b, 4);
+}
+
+static nc_oracle_verdict check(nc_oracle *o, int64_t key, int hit, float a, float b)
+{
+  unsigned char row[ROW];
+  row_of(a, b, row);
+  return nc_oracle_check(o, key, hit, hit ? row : NULL, hit ? ROW : -1, NULL);
+}
+
+static void test_insert_then_find(void **state)
+{
+  (void)state;
+  nc_oracle *o = nc_oracle_new(8, ROW, 0, -1);
+  int64_t keys[2] = {5, 6};
+  unsigned char rows[2 * ROW];
+  row_of(1, 2, rows);
+  row_of(3, 4, rows + ROW);
+  nc_oracle_insert(o, 2, keys, ROW, rows);
+  assert_int_equal(check(o, 5, 1, 1, 2), NC_ORACLE_OK);
+  assert_int_equal(check(o, 6, 1, 1, 2), NC_ORACLE_WRONG_BYTES);
+  assert_int_equal(check(o, 6, 0, 0, 0), NC_ORACLE_OK); /* evicted: allowed */
+  assert_int_equal(check(o, 7, 1, 0, 0), NC_ORACLE_HIT_ABSENT);
+  nc_oracle_free(o);
+}
+
+static void test_exact_table_may_not_miss(void **state)
+{
+  (void)state;
+  nc_oracle *o = nc_oracle_new(8, ROW, 1, -1);
+  int64_t keys[2] = {5, -1};
+  unsigned char rows[2 * ROW];
+  row_of(1, 2, rows);
+  row_of(3, 4, rows + ROW);
+  nc_oracle_insert(o, 2, keys, ROW, rows);
+  assert_int_equal(check(o, 5, 0, 0, 0), NC_ORACLE_MISSING);
+  assert_int_equal(check(o, -1, 0, 0, 0), NC_ORACLE_OK); /* the invalid key */
+  nc_oracle_free(o);
+}
+
+static void test_update_never_inserts_and_reinsert_may_keep(void **state)
+{
+  (void)state;
+  nc_oracle *o = nc_oracle_new(4, ROW, 0, -1);
+  int32_t keys[2] = {1, 2};
+  unsigned char rows[2 * ROW];
+  row_of(1, 1, rows);
+  row_of(2, 2, rows + ROW);
+  nc_oracle_insert(o, 1, keys, ROW, rows);
+  nc_oracle_update(o, 2, keys, ROW, rows + ROW); /* key 1 <- (2,2); key 2 stays absent */
+  assert_int_equal(check(o, 1, 1, 2, 2), NC_ORACLE_OK);
+  assert_int_equal(check(o, 1, 1, 1, 1), NC_ORACLE_WRONG_BYTES); /* stale */
+  assert_int_equal(check(o, 2, 1, 2, 2), NC_ORACLE_HIT_ABSENT);
+  nc_oracle_insert(o, 1, keys, ROW, rows); /* kept or overwritten */
+  assert_int_equal(check(o, 1, 1, 2, 2), NC_ORACLE_OK);
+  assert_int_equal(check(o, 1, 1, 1, 1), NC_ORACLE_OK);
+  nc_oracle_free(o);
+}
+
+static void test_accumulate_erase_clear_forget(void **state)
+{
+  (void)state;
+  nc_oracle *o = nc_oracle_new(8, ROW, 0, -1);
+  int64_t keys[2] = {1, 2};
+  unsigned char rows[2 * ROW];
+  row_of(1, 2, rows);
+  row_of(10, 20, rows + ROW);
+  nc_oracle_insert(o, 1, keys, ROW, rows);
+  assert_int_equal(nc_oracle_accumulate(o, 2, keys, ROW, ROW, rows, NVE_DTYPE_FLOAT32),
+                   0);
+  assert_int_equal(check(o, 1, 1, 2, 4), NC_ORACLE_OK);
+  assert_int_equal(check(o, 2, 1, 1, 2), NC_ORACLE_HIT_ABSENT); /* missing keys ignored */
+  uint16_t halves[2] = {0x3c00, 0xc000};                       /* 1.0 and -2.0 */
+  assert_int_equal(nc_oracle_accumulate(o, 1, keys, 4, 4, halves, NVE_DTYPE_FLOAT16), 0);
+  assert_int_equal(check(o, 1, 1, 3, 2), NC_ORACLE_OK);
+  assert_int_equal(nc_oracle_accumulate(o, 1, keys, 4, 4, halves, NVE_DTYPE_E4M3), -1);
+  nc_oracle_erase(o, 1, keys);
+  assert_int_equal(check(o, 1, 1, 3, 2), NC_ORACLE_HIT_ABSENT);
+  nc_oracle_insert(o, 1, keys, ROW, rows);
+  nc_oracle_forget(o, 1, keys); /* a failed op: any bytes */
+  assert_int_equal(check(o, 1, 1, 99, 99), NC_ORACLE_OK);
+  nc_oracle_clear(o);
+  assert_int_equal(check(o, 1, 1, 99, 99), NC_ORACLE_HIT_ABSENT);
+  nc_oracle_forget_all(o);
+  assert_int_equal(check(o, 7, 1, 5, 5), NC_ORACLE_OK);
+  nc_oracle_free(o);
+}
+
+static void test_half_to_float(void **state)
+{
+  (void)state;
+  assert_true(nc_half_to_float(0x3c00) == 1.0f);
+  assert_true(nc_half_to_float(0xc000) == -2.0f);
+  assert_true(nc_half_to_float(0x0001) == 5.9604644775390625e-08f);
+  assert_true(nc_half_to_float(0x7bff) == 65504.0f);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_insert_then_find),
+      cmocka_unit_test(test_exact_table_may_not_miss),
+      cmocka_unit_test(test_update_never_inserts_and_reinsert_may_keep),
+      cmocka_unit_test(test_accumulate_erase_clear_forget),
+      cmocka_unit_test(test_half_to_float),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
