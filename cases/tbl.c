@@ -311,8 +311,8 @@ static void *read_concurrently(void *arg)
   uint64_t s = r->seed;
   for (int round = 0; round < r->rounds && r->k.mismatches == 0; round++) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
-    int64_t first = (int64_t)((s >> 33) % (STORED / 2));
     int64_t n = 1000 + (int64_t)((s >> 17) % 2000);
+    int64_t first = (int64_t)((s >> 33) % (uint64_t)(STORED - n + 1));
     if (nc_tk_find(&r->k, n, r->keys + first, NULL, NULL) >= 0)
       r->keys_found += n;
   }

@@ -50,6 +50,7 @@ static const char usage_text[] =
     "      --junit FILE         write a JUnit XML report to FILE\n"
     "      --tap FILE           write a TAP version 13 report to FILE\n"
     "      --sarif FILE         write a SARIF 2.1.0 report to FILE\n"
+    "      --html FILE          write a self-contained HTML report to FILE\n"
     "      --strict             SHOULD-rule warnings (and unused or expired waivers)\n"
     "                           fail the run\n"
     "      --waivers FILE       accept listed failures for a while, with a reason (JSON)\n"
@@ -69,7 +70,7 @@ typedef struct cli {
   const char *rules[MAX_FILTERS + 1];
   const char *families[MAX_FILTERS + 1];
   size_t nrules, nfamilies;
-  const char *json_path, *junit_path, *tap_path, *sarif_path;
+  const char *json_path, *junit_path, *tap_path, *sarif_path, *html_path;
   int list, quiet, verbose, colour; /* colour: -1 auto, 0 never, 1 always */
   char *error;                      /* first usage error */
 } cli;
@@ -109,7 +110,7 @@ static int parse_number(const char *s, double *out)
 static void parse(cli *c, int argc, char **argv)
 {
   enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS };
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML };
   static const struct option longopts[] = {
       {"list", no_argument, NULL, 'l'},
       {"rule", required_argument, NULL, 'r'},
@@ -131,6 +132,7 @@ static void parse(cli *c, int argc, char **argv)
       {"waivers", required_argument, NULL, OPT_WAIVERS},
       {"baseline", required_argument, NULL, OPT_BASELINE},
       {"sarif", required_argument, NULL, OPT_SARIF},
+      {"html", required_argument, NULL, OPT_HTML},
       {"strict", no_argument, NULL, OPT_STRICT},
       {"color", required_argument, NULL, OPT_COLOR},
       {"colour", required_argument, NULL, OPT_COLOR},
@@ -196,6 +198,7 @@ static void parse(cli *c, int argc, char **argv)
     case OPT_JSON: c->json_path = optarg; break;
     case OPT_JUNIT: c->junit_path = optarg; break;
     case OPT_TAP: c->tap_path = optarg; break;
+    case OPT_HTML: c->html_path = optarg; break;
     case OPT_WAIVERS: c->opt.waivers_path = optarg; break;
     case OPT_BASELINE: c->opt.baseline_path = optarg; break;
     case OPT_SARIF: c->sarif_path = optarg; break;
@@ -255,13 +258,26 @@ static void list_rules(void)
   free(sorted);
 }
 
+/* The live line on a terminal: the case running now and the counts so far. */
+static void show_running(void *user, size_t done, size_t total, const char *id)
+{
+  const size_t *counts = user;
+  fprintf(stderr, "\r\033[K[%zu/%zu] running %s  (%zu PASS, %zu FAIL, %zu WARN, %zu SKIP)",
+          done + 1, total, id, counts[NC_VERDICT_PASS], counts[NC_VERDICT_FAIL],
+          counts[NC_VERDICT_WARN], counts[NC_VERDICT_SKIP]);
+  fflush(stderr);
+}
+
 static void show_progress(void *user, size_t done, size_t total, const char *id, nc_verdict v)
 {
-  (void)user;
-  fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", done, total, id, nc_verdict_name(v));
-  if (done == total)
+  (void)id;
+  size_t *counts = user;
+  if (v < NC_VERDICT_COUNT_)
+    counts[v]++;
+  if (done == total) {
     fprintf(stderr, "\r\033[K");
-  fflush(stderr);
+    fflush(stderr);
+  }
 }
 
 /* Ctrl-C or a CI timeout: take the running case's processes down too. */
@@ -280,7 +296,8 @@ static int write_reports(const cli *c, const nc_report *r)
   } reports[] = {{c->json_path, nc_report_write_json},
                  {c->junit_path, nc_report_write_junit},
                  {c->tap_path, nc_report_write_tap},
-                 {c->sarif_path, nc_report_write_sarif}};
+                 {c->sarif_path, nc_report_write_sarif},
+                 {c->html_path, nc_report_write_html}};
   char err[512];
   int failed = 0;
   fflush(NULL); /* a report may go to /dev/stdout, after the text report */
@@ -311,7 +328,10 @@ int main(int argc, char **argv)
   int tty = isatty(STDOUT_FILENO);
   int colour = c.colour == -1 ? tty && !getenv("NO_COLOR") : c.colour;
   if (!c.error && isatty(STDERR_FILENO) && !c.quiet && !getenv("CI")) {
+    static size_t counts[NC_VERDICT_COUNT_];
     c.opt.on_result = show_progress;
+    c.opt.on_case_start = show_running;
+    c.opt.on_result_user = counts;
   }
 
   signal(SIGINT, on_terminate);

@@ -99,6 +99,14 @@ int nc_gate_apply_waivers(nc_report *r, const char *path, char *err, size_t errl
       r->gate_problems++;
       continue;
     }
+    /* The plugin has no version symbol; its ABI version is what it declares. */
+    const char *abi = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(w, "plugin_abi"));
+    if (abi && (!r->plugin_abi || strcmp(abi, r->plugin_abi) != 0)) {
+      add_note(r, "waiver #%d is for plugins built for ABI %s, this one declares %s", index, abi,
+               r->plugin_abi ? r->plugin_abi : "none");
+      r->gate_problems++;
+      continue;
+    }
     int used = 0;
     const cJSON *g;
     const cJSON *single[1] = {rules};

@@ -86,7 +86,7 @@ int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_
   nc_strbuf_printf(&b,
                    "<testsuites name=\"nve-conform\" tests=\"%zu\" failures=\"%zu\" "
                    "errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-                   r->nresults, failures, nc_report_count(r, NC_VERDICT_ERROR) + (r->error != NULL),
+                   r->nresults + (r->error != NULL), failures, nc_report_count(r, NC_VERDICT_ERROR) + (r->error != NULL),
                    nc_report_count(r, NC_VERDICT_SKIP) + nc_report_count(r, NC_VERDICT_WAIVED),
                    r->seconds);
   if (r->error) {

@@ -697,6 +697,8 @@ nc_report *nc_run(const nc_options *opt)
       res->verdict = NC_VERDICT_SKIP;
       nc_result_set_reason(res, "%s", why);
     } else {
+      if (opt->on_case_start)
+        opt->on_case_start(opt->on_result_user, done, r->selected, def->info.id);
       nc_child_result cr;
       if (run_case(&cfg, def, 0, res, &cr) == 0) {
         r->executed++;

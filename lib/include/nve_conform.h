@@ -85,6 +85,9 @@ typedef struct nc_options {
   char *const *argv;
   /* Larger batches, longer random sequences, more threads (TBL-11/12). */
   int stress;
+  /* Called before each case that runs (done cases so far, of total); may
+   * be NULL. Gets on_result_user. */
+  void (*on_case_start)(void *user, size_t done, size_t total, const char *rule_id);
 } nc_options;
 
 void nc_options_init(nc_options *opt);
@@ -114,6 +117,8 @@ int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t
 int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_t errlen);
 int nc_report_write_tap(const nc_report *r, const char *path, char *err, size_t errlen);
 int nc_report_write_sarif(const nc_report *r, const char *path, char *err, size_t errlen);
+/* One self-contained HTML page (no script, no external assets). */
+int nc_report_write_html(const nc_report *r, const char *path, char *err, size_t errlen);
 
 /* Kills the process group of the case that is running now, if any. Async-
  * signal-safe: call it from a SIGINT/SIGTERM handler, so that an interrupted
