@@ -44,7 +44,8 @@ static const char style[] =
     ".PASS{background:#2e7d32}.FAIL{background:#c62828}.WARN{background:#ef6c00}"
     ".SKIP{background:#757575}.ERROR{background:#6a1b9a}.WAIVED{background:#1565c0}"
     ".head td:first-child{color:#555;width:9em}.summary{font-size:1.1em;margin:1em 0}"
-    "details{margin:.2em 0}";
+    "details{margin:.2em 0}.rules{table-layout:fixed}.rules th:nth-child(1){width:6.5em}"
+    ".rules th:nth-child(2){width:5em}.rules th:nth-child(3){width:5.5em}";
 
 static void header(nc_strbuf *b, const nc_report *r)
 {
@@ -137,7 +138,7 @@ static void family_table(nc_strbuf *b, const nc_report *r, const char *family)
 {
   nc_strbuf_puts(b, "<h2>");
   put_text(b, family);
-  nc_strbuf_puts(b, "</h2>\n<table>\n<tr><th>verdict</th><th>rule</th><th>severity</th>"
+  nc_strbuf_puts(b, "</h2>\n<table class=\"rules\">\n<tr><th>verdict</th><th>rule</th><th>severity</th>"
                     "<th>title and evidence</th></tr>\n");
   for (size_t i = 0; i < r->nresults; i++) {
     const nc_result *res = &r->results[i];
