@@ -69,6 +69,24 @@
     "A failing host service makes the op fail, with a message", "rules.md ERR-06")            \
   X("LIF-03", LIF, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_lif_03,               \
     "A whole lifecycle leaves no memory allocated by the plugin", "abi.md §3 Leases; §6")     \
+  X("DEV-01", DEV, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_dev_01,               \
+    "Location and device ID agree: HOST with -1, DEVICE with 0 <= id < device count", "abi.md §6 Capabilities, Buffers")\
+  X("DEV-02", DEV, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_dev_02,               \
+    "Factory creation restores the caller's current device", "abi.md §6 Device bootstrap")      \
+  X("DEV-03", DEV, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_dev_03,               \
+    "produce restores the caller's current device", "abi.md §6 Device bootstrap")               \
+  X("DEV-04", DEV, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_dev_04,               \
+    "Factory destroy restores the caller's current device", "abi.md §6 Device bootstrap")       \
+  X("DEV-05", DEV, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_dev_05,               \
+    "The first device_id query restores the caller's current device", "abi.md §6 Device bootstrap")\
+  X("DEV-06", DEV, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_dev_06,               \
+    "Capabilities are constant: repeated reads, from several threads", "abi.md §6 Capabilities")\
+  X("DEV-07", DEV, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_dev_07,               \
+    "A DEVICE table never touches device memory from the host", "abi.md §6 Buffers")            \
+  X("DEV-08", DEV, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_dev_08,             \
+    "Device memory on the reported device; work on the context's streams", "abi.md §6 Buffers; NVE services (streams)")\
+  X("DEV-09", DEV, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_dev_09,               \
+    "Table callbacks and destroy work with the table's device made current", "abi.md §6 Device bootstrap")\
   X("SVC-01", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_01,               \
     "The services handshake is idempotent", "abi.md §3 (repeated handshake); §6")              \
   X("SVC-02", SVC, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_ACCEPTED, nc_case_svc_02,             \
@@ -86,7 +104,7 @@
   X("SVC-08", SVC, NC_SHOULD, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_svc_08,             \
     "No execute_n from inside a task", "abi.md §6 NVE services (execute_n)") \
   X("TBL-01", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_01,               \
-    "Key size 4 or 8, max row size > 0, a defined dtype and a coherent location", "abi.md §6 Capabilities")\
+    "Key size 4 or 8, max row size > 0, a defined dtype", "abi.md §6 Capabilities")\
   X("TBL-02", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_02,               \
     "A hit returns exactly the bytes last written for the key", "abi.md §7 find, insert")       \
   X("TBL-03", TBL, NC_MUST, NC_APPLIES_EXTERNAL, NC_STAGE_LOADED, nc_case_tbl_03,               \

@@ -59,6 +59,16 @@ int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
     nc_call_factory_destroy(f);
     return -1;
   }
+  /* The other families hand tables host buffers, which a DEVICE table
+   * never sees from a host: the DEV family checks it with device buffers
+   * (TBL-01 reads capabilities only). */
+  if (strcmp(c->def->info.family, "DEV") != 0 && strcmp(c->def->info.id, "TBL-01") != 0 &&
+      t->ops->preferred_buffer_location(t->self) == NVE_BUFFER_LOCATION_DEVICE) {
+    nc_skip(c, "a DEVICE table: this rule's checks use host buffers; the DEV family checks "
+               "device tables with device buffers");
+    nc_close_table(f, t);
+    return -1;
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "cuda.h"
 #include "services.h"
 #include "trace.h"
 
@@ -180,6 +181,7 @@ void nc_case_sym_07(nc_case *c)
 
 void nc_load_probe(nc_case *c)
 {
+  nc_info(c, "cuda", "%s", nc_cuda_describe());
   if (!c->plugin)
     return;
   nc_info(c, "opened", "1");

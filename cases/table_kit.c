@@ -25,8 +25,15 @@ const char *nc_caps_problem(const nc_table_caps *caps, char *buf, size_t len)
     snprintf(buf, len, "max_row_size is %lld; it must be positive", (long long)caps->max_row_size);
   else if (caps->dtype < NVE_DTYPE_UNKNOWN || caps->dtype > NVE_DTYPE_QUINT8_ROWWISE_F16)
     snprintf(buf, len, "value_dtype is %d, outside nve_data_type_t", (int)caps->dtype);
-  else if (caps->location != NVE_BUFFER_LOCATION_HOST &&
-           caps->location != NVE_BUFFER_LOCATION_DEVICE)
+  else
+    return NULL;
+  return buf;
+}
+
+const char *nc_caps_location_problem(const nc_table_caps *caps, int device_count, char *buf,
+                                     size_t len)
+{
+  if (caps->location != NVE_BUFFER_LOCATION_HOST && caps->location != NVE_BUFFER_LOCATION_DEVICE)
     snprintf(buf, len, "preferred_buffer_location is %d, neither HOST nor DEVICE",
              (int)caps->location);
   else if (caps->device_id < -1)
@@ -35,6 +42,10 @@ const char *nc_caps_problem(const nc_table_caps *caps, char *buf, size_t len)
     snprintf(buf, len, "a HOST table reports device %d", (int)caps->device_id);
   else if (caps->location == NVE_BUFFER_LOCATION_DEVICE && caps->device_id < 0)
     snprintf(buf, len, "a DEVICE table reports device %d", (int)caps->device_id);
+  else if (caps->location == NVE_BUFFER_LOCATION_DEVICE && device_count > 0 &&
+           caps->device_id >= device_count)
+    snprintf(buf, len, "a DEVICE table reports device %d; the runtime has %d device%s",
+             (int)caps->device_id, device_count, device_count == 1 ? "" : "s");
   else
     return NULL;
   return buf;
@@ -56,6 +67,10 @@ int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, const char *rule)
   char why[160];
   if (nc_caps_problem(&k->caps, why, sizeof(why))) {
     nc_skip(c, "blocked: the host rejects the table: %s (TBL-01)", why);
+    return -1;
+  }
+  if (nc_caps_location_problem(&k->caps, 0, why, sizeof(why))) {
+    nc_skip(c, "blocked: the host rejects the table: %s (DEV-01)", why);
     return -1;
   }
   if (k->caps.location == NVE_BUFFER_LOCATION_DEVICE) {

@@ -40,8 +40,13 @@ int nc_tk_open(nc_tk *k, nve_ext_table_factory_t *f, nc_case *c, const char *rul
 void nc_tk_close(nc_tk *k, const nve_ext_table_factory_t *f);
 /* n consecutive keys from first. */
 void nc_tk_key_range(int64_t *keys, int64_t n, int64_t first);
-/* Why the host would reject a table with these capabilities, or NULL. */
+/* Why the host would reject a table with these key size, row size and
+ * dtype (TBL-01), or NULL. */
 const char *nc_caps_problem(const nc_table_caps *caps, char *buf, size_t len);
+/* The same for its location and device ID (DEV-01); device_count 0: not
+ * known. */
+const char *nc_caps_location_problem(const nc_table_caps *caps, int device_count, char *buf,
+                                     size_t len);
 
 /* Records a mismatch (a failed check of k->rule, or the first one kept). */
 void nc_tk_mismatch(nc_tk *k, const char *call, const char *expected, const char *fmt, ...)

@@ -38,6 +38,10 @@ static const char usage_text[] =
     "                           reverse, shuffle or delays\n"
     "      --timeout SEC        per-case time limit (default 5); the environment\n"
     "                           variable NVE_CONFORM_TIMEOUT_MULTIPLIER scales it\n"
+    "      --cuda MODE          the CUDA runtime for the device rules: auto (default:\n"
+    "                           the real one when it sees a GPU, else the simulated\n"
+    "                           one), real, sim or off\n"
+    "      --sim-devices N      virtual devices of the simulated runtime (default 2)\n"
     "      --stress             longer random sequences, larger batches, more threads\n"
     "                           (TBL-11, TBL-12); the op rate is reported\n"
     "      --sweep-k K          run only step K of the allocation-failure sweeps\n"
@@ -110,7 +114,7 @@ static int parse_number(const char *s, double *out)
 static void parse(cli *c, int argc, char **argv)
 {
   enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML };
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML, OPT_CUDA, OPT_SIM_DEVICES };
   static const struct option longopts[] = {
       {"list", no_argument, NULL, 'l'},
       {"rule", required_argument, NULL, 'r'},
@@ -126,6 +130,8 @@ static void parse(cli *c, int argc, char **argv)
       {"schedule", required_argument, NULL, OPT_SCHEDULE},
       {"no-fork", no_argument, NULL, OPT_NO_FORK},
       {"stress", no_argument, NULL, OPT_STRESS},
+      {"cuda", required_argument, NULL, OPT_CUDA},
+      {"sim-devices", required_argument, NULL, OPT_SIM_DEVICES},
       {"json", required_argument, NULL, OPT_JSON},
       {"junit", required_argument, NULL, OPT_JUNIT},
       {"tap", required_argument, NULL, OPT_TAP},
@@ -195,6 +201,18 @@ static void parse(cli *c, int argc, char **argv)
       break;
     case OPT_NO_FORK: c->opt.no_fork = 1; break;
     case OPT_STRESS: c->opt.stress = 1; break;
+    case OPT_CUDA:
+      if (nc_cuda_mode_parse(optarg) < 0)
+        usage_error(c, "--cuda takes auto, real, sim or off (got '%s')", optarg);
+      else
+        c->opt.cuda_mode = nc_cuda_mode_parse(optarg);
+      break;
+    case OPT_SIM_DEVICES:
+      if (!parse_number(optarg, &num) || num < 1 || num > 16 || num != (long)num)
+        usage_error(c, "--sim-devices takes a whole number from 1 to 16 (got '%s')", optarg);
+      else
+        c->opt.sim_devices = (int)num;
+      break;
     case OPT_JSON: c->json_path = optarg; break;
     case OPT_JUNIT: c->junit_path = optarg; break;
     case OPT_TAP: c->tap_path = optarg; break;

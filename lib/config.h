@@ -36,6 +36,8 @@ typedef struct nc_config {
   size_t failing_count;
   int key_size, row_size, exact;
   int stress; /* --stress, or "stress": true in the profile */
+  int cuda_mode; /* nc_cuda_mode */
+  int sim_devices;
 } nc_config;
 
 #endif

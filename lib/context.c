@@ -26,6 +26,8 @@ typedef struct retired_region {
 } retired_region;
 
 static retired_region retired[RETIRED_MAX];
+/* The CUDA streams contexts hand out (set for device tables), else none. */
+static void *device_streams[2];
 static atomic_size_t retired_next;
 static _Atomic uint32_t generations;
 
@@ -100,9 +102,20 @@ nve_ext_context_t nc_context_acquire(const char *op)
   if (!tid)
     tid = (pid_t)syscall(SYS_gettid);
   ctx->issuing_thread = tid;
-  ctx->lookup_stream = 0x5c0000u + 2 * ctx->generation;
-  ctx->modify_stream = 0x5c0001u + 2 * ctx->generation;
+  if (device_streams[0]) {
+    ctx->lookup_stream = (uintptr_t)device_streams[0];
+    ctx->modify_stream = (uintptr_t)device_streams[1];
+  } else { /* no runtime: values no real stream has */
+    ctx->lookup_stream = 0x5c0000u + 2 * ctx->generation;
+    ctx->modify_stream = 0x5c0001u + 2 * ctx->generation;
+  }
   return ctx;
+}
+
+void nc_context_use_streams(void *lookup, void *modify)
+{
+  device_streams[0] = lookup;
+  device_streams[1] = modify;
 }
 
 void nc_context_release(nve_ext_context_t ctx)

@@ -40,6 +40,9 @@ struct nve_ext_context_s {
 
 /* Issues a context for op (e.g. "find"); NULL when out of memory. */
 nve_ext_context_t nc_context_acquire(const char *op);
+/* Contexts issued from now on give these CUDA streams (a device table's,
+ * made on its device); NULL, NULL: placeholder values. */
+void nc_context_use_streams(void *lookup, void *modify);
 /* Retires it: later uses are violations (SVC-04). */
 void nc_context_release(nve_ext_context_t ctx);
 

@@ -123,6 +123,7 @@ void nc_report_free(nc_report *r)
   free(r->gate_notes);
   free(r->waivers_path);
   free(r->baseline_path);
+  free(r->cuda);
   for (size_t i = 0; i < r->nneeded; i++)
     free(r->needed[i]);
   free(r->needed);

@@ -66,6 +66,7 @@ struct nc_report {
   size_t ngate_notes;
   int gate_problems; /* unused, expired or refused waivers: fail under strict */
   char *waivers_path, *baseline_path;
+  char *cuda; /* the CUDA runtime the cases used */
 };
 
 nc_report *nc_report_new(void);

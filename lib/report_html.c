@@ -55,7 +55,8 @@ static void header(nc_strbuf *b, const nc_report *r)
   } rows[] = {{"plugin", r->plugin_path},   {"sha256", r->sha256[0] ? r->sha256 : NULL},
               {"name", r->plugin_name},     {"author", r->plugin_author},
               {"mode", r->plugin_mode},     {"built for ABI", r->plugin_abi},
-              {"accepted by", r->accepting_hosts}, {"command", r->command_line},
+              {"accepted by", r->accepting_hosts}, {"CUDA runtime", r->cuda},
+              {"command", r->command_line},
               {"started", r->started_at}};
   for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
     if (!rows[i].value)

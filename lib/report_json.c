@@ -45,6 +45,7 @@ static cJSON *header_json(const nc_report *r)
   char abi[32];
   snprintf(abi, sizeof(abi), "%u.%u", r->host_major, r->host_minor);
   cJSON_AddStringToObject(host, "abi", abi);
+  add_string(host, "cuda", r->cuda);
 
   cJSON *opt = cJSON_AddObjectToObject(h, "options");
   add_string(opt, "command_line", r->command_line);

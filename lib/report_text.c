@@ -42,6 +42,8 @@ static void print_header(const nc_report *r, FILE *out)
   fprintf(out, "host     ABI %u.%u, %d workers (%s schedule), seed %llu, timeout %gs per case%s\n",
           r->host_major, r->host_minor, r->workers, nc_schedule_name((nc_schedule)r->schedule),
           (unsigned long long)r->seed, r->timeout_s, r->no_fork ? ", no fork" : "");
+  if (r->cuda)
+    fprintf(out, "cuda     %s\n", r->cuda);
   if (r->command_line)
     fprintf(out, "command  %s\n", r->command_line);
   fputc('\n', out);

@@ -21,6 +21,7 @@
 #include "atomic_file.h"
 #include "catalog.h"
 #include "config.h"
+#include "cuda.h"
 #include "gate.h"
 #include "report.h"
 #include "pool.h"
@@ -65,6 +66,12 @@ static void case_body(void *arg)
   nc_case c = {j->cfg, j->def, NULL};
   static nc_plugin plugin;
   char err[1024];
+  /* The runtime goes first, RTLD_GLOBAL: the plugin's libcudart
+   * references then bind to it (the simulation included). */
+  if (nc_cuda_open((nc_cuda_mode)j->cfg->cuda_mode, j->cfg->sim_devices, err, sizeof(err)) != 0) {
+    nc_harness_error(&c, "the CUDA runtime did not load: %s", err);
+    return;
+  }
   if (j->def->stage >= NC_STAGE_OPEN) {
     if (nc_plugin_open(&plugin, j->cfg->plugin_path, err, sizeof(err)) != 0) {
       nc_harness_error(&c, "the plugin did not open in this case's process: %s", err);
@@ -240,6 +247,9 @@ static void read_probe(const nc_child_result *cr, const nc_config *cfg, nc_repor
       r->plugin_mode = ps->mode == NVE_PLUGIN_MODE_EXTERNAL   ? strdup("external")
                        : ps->mode == NVE_PLUGIN_MODE_INTERNAL ? strdup("internal")
                                                               : nc_strdupf("invalid (%s)", v);
+    } else if (strcmp(k, "cuda") == 0) {
+      free(r->cuda);
+      r->cuda = sanitized(v);
     } else if (strcmp(k, "blocker_rule") == 0) {
       snprintf(ps->blocker_rule, sizeof(ps->blocker_rule), "%s", v);
     } else if (strcmp(k, "blocker_reason") == 0) {
@@ -334,6 +344,10 @@ static char *reproduce_line(const nc_config *cfg, const char *id)
     nc_strbuf_printf(&b, " --sweep-k %ld", cfg->sweep_k);
   if (cfg->stress)
     nc_strbuf_puts(&b, " --stress");
+  if (cfg->cuda_mode != NC_CUDA_AUTO)
+    nc_strbuf_printf(&b, " --cuda %s", nc_cuda_mode_name((nc_cuda_mode)cfg->cuda_mode));
+  if (cfg->sim_devices != 2)
+    nc_strbuf_printf(&b, " --sim-devices %d", cfg->sim_devices);
   if (cfg->profile_path) {
     nc_strbuf_puts(&b, " --profile ");
     shell_quote(&b, cfg->profile_path);
@@ -399,6 +413,8 @@ static void fill_header(const nc_options *opt, nc_config *cfg, nc_report *r)
   cfg->seed = opt->seed;
   cfg->sweep_k = opt->sweep_k;
   cfg->stress = opt->stress;
+  cfg->cuda_mode = opt->cuda_mode;
+  cfg->sim_devices = opt->sim_devices > 0 ? opt->sim_devices : 2;
   cfg->profile_path = opt->profile_path;
   cfg->workers = opt->workers > 0 ? opt->workers : 4;
   cfg->schedule = opt->schedule;
@@ -558,6 +574,13 @@ static int prepare(const nc_options *opt, nc_config *cfg, nc_report *r)
     return usage_fail(r, "the rule filter selects no rule (see --list)");
   if (opt->profile_path && load_profile(opt, cfg, r) != 0)
     return -1;
+  if (cfg->cuda_mode == NC_CUDA_AUTO || cfg->cuda_mode == NC_CUDA_REAL) {
+    char why[300];
+    int devices = nc_cuda_probe_real(why, sizeof(why));
+    if (cfg->cuda_mode == NC_CUDA_REAL && devices < 1)
+      return usage_fail(r, "--cuda real: %s", why);
+    cfg->cuda_mode = devices > 0 ? NC_CUDA_REAL : NC_CUDA_SIM;
+  }
   if (check_json(r, "--factory-config", cfg->factory_config) != 0 ||
       check_json(r, "--table-config", cfg->table_config) != 0)
     return -1;

@@ -15,6 +15,7 @@
 
 #include "alloc.h"
 #include "context.h"
+#include "cuda.h"
 #include "guarded.h"
 #include "record.h"
 
@@ -97,7 +98,8 @@ static void on_crash(int signo, siginfo_t *si, void *uc)
    * violation, not a crash. */
   if ((signo == SIGSEGV || signo == SIGBUS) && si &&
       (nc_context_recover_fault(si->si_addr) ||
-       nc_guarded_recover_fault(si->si_addr, fault_was_write(uc))))
+       nc_guarded_recover_fault(si->si_addr, fault_was_write(uc)) ||
+       nc_cuda_recover_fault(si->si_addr)))
     return;
   char sig[16], addr[32];
   snprintf(sig, sizeof(sig), "%d", signo);

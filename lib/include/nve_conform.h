@@ -88,6 +88,10 @@ typedef struct nc_options {
   /* Called before each case that runs (done cases so far, of total); may
    * be NULL. Gets on_result_user. */
   void (*on_case_start)(void *user, size_t done, size_t total, const char *rule_id);
+  /* The CUDA runtime cases load before the plugin: 0 auto (the real one
+   * when it sees a device, else the simulation), 1 real, 2 sim, 3 off. */
+  int cuda_mode;
+  int sim_devices; /* virtual devices under the simulation; default 2 */
 } nc_options;
 
 void nc_options_init(nc_options *opt);
@@ -117,6 +121,9 @@ int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t
 int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_t errlen);
 int nc_report_write_tap(const nc_report *r, const char *path, char *err, size_t errlen);
 int nc_report_write_sarif(const nc_report *r, const char *path, char *err, size_t errlen);
+/* "auto", "real", "sim" or "off" -> nc_options.cuda_mode, or -1. */
+int nc_cuda_mode_parse(const char *name);
+
 /* One self-contained HTML page (no script, no external assets). */
 int nc_report_write_html(const nc_report *r, const char *path, char *err, size_t errlen);
 

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* DEV: device bootstrap (rules.md "DEV", abi.md section 6 "Device
+ * bootstrap"). Creation, produce, factory destroy and the first device_id
+ * query run before the host knows the table's device: each must restore
+ * the caller's current device. The harness makes a decoy device (not 0)
+ * current before each and checks it after, on the calling thread, under
+ * the real runtime or cudasim (lib/cuda.h). */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "common.h"
+#include "context.h"
+#include "cuda.h"
+#include "table_kit.h"
+#include "trace.h"
+
+static int table_device(const nve_ext_table_t *t)
+{
+  nc_table_caps caps;
+  nc_call_capabilities(t, &caps);
+  return caps.device_id;
+}
+
+/* The location and device of a table from the run's configs, from a
+ * factory and table made and destroyed for the purpose. 0, or -1 after
+ * recording why not. */
+static int probe_caps(nc_case *c, nc_table_caps *caps)
+{
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  if (nc_open_table(c, &f, &t) != 0)
+    return -1;
+  nc_call_capabilities(&t, caps);
+  nc_close_table(&f, &t);
+  return 0;
+}
+
+/* The decoy device for a check of a DEVICE table, or -1 after skipping
+ * the case (no runtime, a HOST table, DEV-01 failing, or, when a decoy is
+ * needed, one device). Without need, one device gives the table's own. */
+static int decoy_for(nc_case *c, int need)
+{
+  if (!nc_cuda_loaded()) {
+    nc_skip(c, "no CUDA runtime was loaded (--cuda off)");
+    return -1;
+  }
+  nc_table_caps caps;
+  if (probe_caps(c, &caps) != 0)
+    return -1;
+  char why[160];
+  if (nc_caps_location_problem(&caps, nc_cuda_device_count(), why, sizeof(why))) {
+    nc_skip(c, "blocked: %s (DEV-01)", why);
+    return -1;
+  }
+  if (caps.location == NVE_BUFFER_LOCATION_HOST) {
+    nc_skip(c, "a HOST table (device -1): the device bootstrap rules concern DEVICE tables");
+    return -1;
+  }
+  if (nc_cuda_device_count() < 2) {
+    if (!need)
+      return caps.device_id;
+    nc_skip(c, "inconclusive: one device, so no decoy can be made current (try --cuda sim)");
+    return -1;
+  }
+  /* Not 0 (the runtime's default), and not the table's own device. */
+  int decoy = caps.device_id == 1 && nc_cuda_device_count() > 2 ? 2 : 1;
+  if (decoy == caps.device_id)
+    decoy = 0;
+  return decoy;
+}
+
+static int make_current(nc_case *c, int device)
+{
+  int e = nc_cuda_set_device(device);
+  if (e != 0)
+    nc_harness_error(c, "cudaSetDevice(%d) failed with error %d", device, e);
+  return e == 0 ? 0 : -1;
+}
+
+/* After a bootstrap call: the caller's device must be current again. */
+static void expect_current(nc_case *c, const char *call, int decoy)
+{
+  int now = nc_cuda_get_device();
+  if (now != decoy)
+    nc_fail(c, call, "the caller's current device restored",
+            "device %d is current afterwards; the caller had made device %d current", now, decoy);
+  else
+    nc_note(c, call, "the caller's current device restored", "device %d, as before", decoy);
+}
+
+void nc_case_dev_01(nc_case *c)
+{
+  nc_table_caps caps;
+  if (probe_caps(c, &caps) != 0)
+    return;
+  int count = nc_cuda_device_count();
+  char why[160];
+  if (nc_caps_location_problem(&caps, count, why, sizeof(why)))
+    nc_fail(c, "preferred_buffer_location and device_id",
+            "HOST with -1, or DEVICE with 0 <= id < device count", "%s", why);
+  else
+    nc_note(c, "preferred_buffer_location and device_id", "agree", "%s, device %d (%s)",
+            caps.location == NVE_BUFFER_LOCATION_HOST ? "HOST" : "DEVICE", (int)caps.device_id,
+            nc_cuda_describe());
+  if (caps.location == NVE_BUFFER_LOCATION_DEVICE && !count)
+    nc_skip(c, "inconclusive: a DEVICE table and no CUDA runtime to count devices (--cuda off)");
+}
+
+void nc_case_dev_02(nc_case *c)
+{
+  int decoy = decoy_for(c, 1);
+  if (decoy < 0 || make_current(c, decoy) != 0)
+    return;
+  nve_ext_table_factory_t f;
+  if (nc_create_factory(c, &f) != 0)
+    return;
+  expect_current(c, "nve_plugin_create_external_factory", decoy);
+  nc_call_factory_destroy(&f);
+}
+
+void nc_case_dev_03(nc_case *c)
+{
+  int decoy = decoy_for(c, 1);
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  if (decoy < 0 || nc_create_factory(c, &f) != 0)
+    return;
+  if (make_current(c, decoy) == 0 && nc_produce_table(c, &f, &t) == 0) {
+    expect_current(c, "factory produce", decoy);
+    nc_call_table_destroy(&t);
+  }
+  nc_call_factory_destroy(&f);
+}
+
+void nc_case_dev_04(nc_case *c)
+{
+  int decoy = decoy_for(c, 1);
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  if (decoy < 0 || nc_open_table(c, &f, &t) != 0)
+    return;
+  nc_call_table_destroy(&t);
+  if (make_current(c, decoy) != 0)
+    return;
+  nc_call_factory_destroy(&f);
+  expect_current(c, "factory destroy", decoy);
+}
+
+void nc_case_dev_05(nc_case *c)
+{
+  int decoy = decoy_for(c, 1);
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  if (decoy < 0 || nc_open_table(c, &f, &t) != 0)
+    return;
+  if (make_current(c, decoy) == 0) {
+    nc_trace_enter("table device_id (the first query)");
+    int32_t id = t.ops->device_id(t.self);
+    nc_trace_leave();
+    expect_current(c, "the first device_id query", decoy);
+    nc_note(c, "device_id", "the table's device", "%d", (int)id);
+  }
+  nc_close_table(&f, &t);
+}
+
+/* ---- DEV-06: capabilities are constant ------------------------------------------ */
+
+#define CAP_READS 50
+#define CAP_THREADS 4
+
+typedef struct cap_reader {
+  const nve_ext_table_t *t;
+  nc_table_caps first;
+  int differ;
+  char what[200];
+} cap_reader;
+
+static void compare_caps(cap_reader *r, const nc_table_caps *now, int read)
+{
+  if (r->differ++ > 0)
+    return;
+  snprintf(r->what, sizeof(r->what),
+           "read %d: location %d, device %d, max_row_size %lld, key_size %lld, invalid_key %lld, "
+           "dtype %d, counter_hits %lld",
+           read, (int)now->location, (int)now->device_id, (long long)now->max_row_size,
+           (long long)now->key_size, (long long)now->invalid_key, (int)now->dtype,
+           (long long)now->counter_hits);
+}
+
+static int caps_equal(const nc_table_caps *a, const nc_table_caps *b)
+{
+  return a->location == b->location && a->device_id == b->device_id &&
+         a->max_row_size == b->max_row_size && a->key_size == b->key_size &&
+         a->invalid_key == b->invalid_key && a->dtype == b->dtype &&
+         a->counter_hits == b->counter_hits;
+}
+
+static void *read_caps(void *arg)
+{
+  cap_reader *r = arg;
+  for (int i = 0; i < CAP_READS; i++) {
+    nc_table_caps now;
+    nc_call_capabilities(r->t, &now);
+    if (!caps_equal(&now, &r->first))
+      compare_caps(r, &now, i + 2);
+  }
+  return NULL;
+}
+
+void nc_case_dev_06(nc_case *c)
+{
+  if (decoy_for(c, 0) < 0)
+    return;
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  if (nc_open_table(c, &f, &t) != 0)
+    return;
+  cap_reader readers[CAP_THREADS + 1];
+  pthread_t threads[CAP_THREADS];
+  memset(readers, 0, sizeof(readers));
+  nc_call_capabilities(&t, &readers[0].first);
+  for (int i = 0; i <= CAP_THREADS; i++) {
+    readers[i].t = &t;
+    readers[i].first = readers[0].first;
+  }
+  read_caps(&readers[0]); /* this thread, then others at once */
+  int started = 0;
+  for (int i = 0; i < CAP_THREADS; i++)
+    if (pthread_create(&threads[i], NULL, read_caps, &readers[i + 1]) == 0)
+      started++;
+  for (int i = 0; i < started; i++)
+    pthread_join(threads[i], NULL);
+  for (int i = 0; i <= started; i++)
+    if (readers[i].differ)
+      nc_fail(c, "table capabilities", "the same answers on every read",
+              "%s differs from the first read (%d of %d reads on %s)", readers[i].what,
+              readers[i].differ, CAP_READS, i ? "another thread" : "the first thread");
+  nc_note(c, "table capabilities", "constant", "%d reads on 1 + %d threads", CAP_READS,
+          started);
+  nc_close_table(&f, &t);
+}
+
+/* ---- DEV-07..09: table callbacks with device buffers ---------------------------- */
+
+#define ROUND_KEYS 64
+#define ROUND_ROW 128
+
+/* Device buffers for one round of table callbacks, on the table's device. */
+typedef struct device_buffers {
+  void *keys, *rows, *mask, *out, *sizes;
+} device_buffers;
+
+static void buffers_release(device_buffers *b)
+{
+  void *all[] = {b->keys, b->rows, b->mask, b->out, b->sizes};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+    nc_cuda_free(all[i]);
+  memset(b, 0, sizeof(*b));
+}
+
+static int buffers_make(nc_case *c, int device, device_buffers *b)
+{
+  memset(b, 0, sizeof(*b));
+  int64_t keys[ROUND_KEYS];
+  for (int i = 0; i < ROUND_KEYS; i++)
+    keys[i] = 1000 + i;
+  static float rows[ROUND_KEYS * ROUND_ROW / 4];
+  for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+    rows[i] = (float)i;
+  if (nc_cuda_malloc(device, &b->keys, sizeof(keys)) != 0 ||
+      nc_cuda_malloc(device, &b->rows, sizeof(rows)) != 0 ||
+      nc_cuda_malloc(device, &b->mask, 8 * ((ROUND_KEYS + 63) / 64)) != 0 ||
+      nc_cuda_malloc(device, &b->out, sizeof(rows)) != 0 ||
+      nc_cuda_malloc(device, &b->sizes, 8 * ROUND_KEYS) != 0 ||
+      nc_cuda_memcpy(b->keys, keys, sizeof(keys), 1) != 0 ||
+      nc_cuda_memcpy(b->rows, rows, sizeof(rows), 1) != 0) {
+    nc_harness_error(c, "could not make device buffers on device %d", device);
+    buffers_release(b);
+    return -1;
+  }
+  return 0;
+}
+
+/* Every table callback once with device buffers, the table's device made
+ * current (after `other`) around each, as the host does; failures of
+ * callbacks are recorded when `report` is set. Returns how many failed. */
+static int device_round(nc_case *c, const nve_ext_table_t *t, int device, int other,
+                        const device_buffers *b, int report)
+{
+  int failed = 0;
+  for (int op = 0; op < 7; op++) {
+    nc_cuda_set_device(other);
+    nc_cuda_set_device(device);
+    nve_status_t s;
+    const char *name;
+    switch (op) {
+    case 0: name = "reset_lookup_counter"; s = nc_call_reset_lookup_counter(t); break;
+    case 1: name = "insert"; s = nc_call_insert(t, ROUND_KEYS, b->keys, ROUND_ROW, ROUND_ROW, b->rows); break;
+    case 2:
+      name = "find";
+      s = nc_call_find(t, ROUND_KEYS, b->keys, b->mask, ROUND_ROW, b->out, b->sizes);
+      break;
+    case 3: name = "update"; s = nc_call_update(t, ROUND_KEYS, b->keys, ROUND_ROW, ROUND_ROW, b->rows); break;
+    case 4:
+      name = "update_accumulate";
+      s = nc_call_update_accumulate(t, ROUND_KEYS, b->keys, ROUND_ROW, ROUND_ROW, b->rows,
+                                    NVE_DTYPE_FLOAT32);
+      break;
+    case 5: name = "erase"; s = nc_call_erase(t, ROUND_KEYS / 2, b->keys); break;
+    default: name = "clear"; s = nc_call_clear(t); break;
+    }
+    if (s != NVE_SUCCESS && !(op == 4 && s == NVE_ERROR_NOT_IMPLEMENTED)) {
+      failed++;
+      if (report) {
+        char msg[256] = "";
+        nc_read_plugin_string(nc_call_table_last_error(t), msg, sizeof(msg));
+        nc_fail(c, name, "NVE_SUCCESS with the table's device current",
+                "status %d (%s); device %d was made current after device %d", (int)s, msg,
+                device, other);
+      }
+    }
+  }
+  return failed;
+}
+
+/* A DEVICE table with its streams and buffers, for DEV-07..09. */
+typedef struct device_setup {
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  int device, other;
+  void *streams[2];
+  device_buffers b;
+} device_setup;
+
+static int setup_open(nc_case *c, device_setup *d)
+{
+  memset(d, 0, sizeof(*d));
+  d->other = decoy_for(c, 0);
+  if (d->other < 0 || nc_open_table(c, &d->f, &d->t) != 0)
+    return -1;
+  d->device = table_device(&d->t);
+  int caller = nc_cuda_get_device();
+  nc_cuda_set_device(d->device);
+  if (nc_cuda_stream_create(&d->streams[0]) != 0 || nc_cuda_stream_create(&d->streams[1]) != 0)
+    nc_harness_error(c, "could not make streams on device %d", d->device);
+  nc_cuda_set_device(caller);
+  nc_context_use_streams(d->streams[0], d->streams[1]);
+  if (buffers_make(c, d->device, &d->b) != 0) {
+    nc_close_table(&d->f, &d->t);
+    return -1;
+  }
+  return 0;
+}
+
+static void setup_close(device_setup *d)
+{
+  nc_cuda_set_device(d->other);
+  nc_cuda_set_device(d->device); /* the host destroys a table on its device */
+  nc_call_table_destroy(&d->t);
+  nc_call_factory_destroy(&d->f);
+  buffers_release(&d->b);
+  nc_context_use_streams(NULL, NULL);
+  nc_cuda_stream_destroy(d->streams[0]);
+  nc_cuda_stream_destroy(d->streams[1]);
+}
+
+void nc_case_dev_07(nc_case *c)
+{
+  device_setup d;
+  if (setup_open(c, &d) != 0)
+    return;
+  if (!nc_cuda_simulated())
+    nc_note(c, "device memory", "no host access",
+            "under the real runtime a host access crashes, and that is what is reported");
+  device_round(c, &d.t, d.device, d.other, &d.b, 0);
+  nc_report_violations(c, "DEV-07", "table callbacks with device buffers",
+                       "no host access to device memory");
+  setup_close(&d);
+}
+
+void nc_case_dev_08(nc_case *c)
+{
+  if (!nc_cuda_simulated()) {
+    if (decoy_for(c, 0) >= 0)
+      nc_skip(c, "the real runtime does not report which device each allocation and copy used; "
+                 "the simulation does (--cuda sim)");
+    return;
+  }
+  int ndev = nc_cuda_device_count(), allocs[16];
+  void *streams[8];
+  nc_cuda_watch_take(allocs, 16, streams, 8); /* forget the set-up */
+  device_setup d;
+  if (setup_open(c, &d) != 0)
+    return;
+  /* Only the plugin's own calls from here: the harness's buffers are made. */
+  nc_cuda_watch_take(allocs, 16, streams, 8);
+  nve_ext_table_t t2;
+  int made = nc_produce_table(c, &d.f, &t2) == 0;
+  device_round(c, &d.t, d.device, d.other, &d.b, 0);
+  int nstreams = nc_cuda_watch_take(allocs, 16, streams, 8);
+  for (int dev = 0; dev < ndev && dev < 16; dev++)
+    if (dev != d.device && allocs[dev])
+      nc_fail(c, "cudaMalloc during produce and table callbacks",
+              "device memory on the table's device", "%d allocation(s) on device %d; the table "
+              "reports device %d",
+              allocs[dev], dev, d.device);
+  for (int i = 0; i < nstreams; i++)
+    if (streams[i] != d.streams[0] && streams[i] != d.streams[1])
+      nc_fail(c, "asynchronous copies and sets", "the context's lookup or modify stream",
+              "stream %p, not one the context gave (%p, %p)", streams[i], d.streams[0],
+              d.streams[1]);
+  nc_note(c, "allocations and streams", "on the table's device and the context's streams",
+          "checked under cudasim: %d stream(s) used", nstreams);
+  if (made)
+    nc_call_table_destroy(&t2);
+  setup_close(&d);
+}
+
+void nc_case_dev_09(nc_case *c)
+{
+  device_setup d;
+  if (setup_open(c, &d) != 0)
+    return;
+  int failed = device_round(c, &d.t, d.device, d.other, &d.b, 1);
+  if (!failed)
+    nc_note(c, "every table callback", "works with the table's device made current",
+            "device %d made current after device %d, 7 callbacks", d.device, d.other);
+  setup_close(&d);
+}

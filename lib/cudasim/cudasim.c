@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cudasim: a stand-in for the CUDA runtime (libcudart.so.<major>), so that
+ * the device rules can be checked on machines without a GPU.
+ *
+ * The harness loads it RTLD_GLOBAL before the plugin; its SONAME and
+ * symbol version match the real runtime's, so a plugin linked against the
+ * shared runtime binds to it. It offers NVE_CONFORM_SIM_DEVICES virtual
+ * devices (default 2), a current device per thread, device memory the host
+ * cannot touch (the device view of an allocation is an inaccessible
+ * mapping; copies go through a second mapping of the same pages), streams
+ * and events (work completes at once), and the error functions. Built
+ * without CUDA headers: the few types it needs are declared here with the
+ * runtime's values. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+typedef int cudaError_t;
+enum {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotSupported = 801,
+};
+enum { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
+       cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_DEVICES 16
+#define MAX_ALLOCATIONS 4096
+
+static _Thread_local int current_device;
+static _Thread_local cudaError_t last_error;
+
+static cudaError_t fail(cudaError_t e)
+{
+  last_error = e;
+  return e;
+}
+
+/* What the plugin did since the harness last asked (DEV-08): allocations
+ * per device and the streams its async work used. */
+static struct {
+  pthread_mutex_t lock;
+  int allocs[MAX_DEVICES];
+  void *streams[8];
+  int nstreams;
+} watch = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0};
+
+static void cudasim_note_set_device(int device) { (void)device; }
+
+static void cudasim_note_alloc(int device, size_t size)
+{
+  (void)size;
+  if (device < 0)
+    return;
+  pthread_mutex_lock(&watch.lock);
+  watch.allocs[device]++;
+  pthread_mutex_unlock(&watch.lock);
+}
+
+static void cudasim_note_stream(void *stream)
+{
+  pthread_mutex_lock(&watch.lock);
+  int seen = 0;
+  for (int i = 0; i < watch.nstreams; i++)
+    seen |= watch.streams[i] == stream;
+  if (!seen && watch.nstreams < 8)
+    watch.streams[watch.nstreams++] = stream;
+  pthread_mutex_unlock(&watch.lock);
+}
+
+static int device_count(void)
+{
+  static int count;
+  if (!count) {
+    const char *env = getenv("NVE_CONFORM_SIM_DEVICES");
+    int n = env ? atoi(env) : 2;
+    count = n < 1 ? 1 : n > MAX_DEVICES ? MAX_DEVICES : n;
+  }
+  return count;
+}
+
+/* ---- devices ------------------------------------------------------------------ */
+
+EXPORT cudaError_t cudaGetDeviceCount(int *count)
+{
+  if (!count)
+    return fail(cudaErrorInvalidValue);
+  *count = device_count();
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGetDevice(int *device)
+{
+  if (!device)
+    return fail(cudaErrorInvalidValue);
+  *device = current_device;
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaSetDevice(int device)
+{
+  if (device < 0 || device >= device_count())
+    return fail(cudaErrorInvalidDevice);
+  current_device = device;
+  cudasim_note_set_device(device);
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaRuntimeGetVersion(int *v) { return v ? (*v = 13000, cudaSuccess) : fail(1); }
+EXPORT cudaError_t cudaDriverGetVersion(int *v) { return v ? (*v = 13000, cudaSuccess) : fail(1); }
+
+EXPORT cudaError_t cudaDeviceGetAttribute(int *value, int attr, int device)
+{
+  if (!value)
+    return fail(cudaErrorInvalidValue);
+  if (device < 0 || device >= device_count())
+    return fail(cudaErrorInvalidDevice);
+  switch (attr) {
+  case 16: *value = 8; break;  /* multiprocessors */
+  case 75: *value = 9; break;  /* compute capability major */
+  case 76: *value = 0; break;  /* minor */
+  default: *value = 0; break;
+  }
+  return cudaSuccess;
+}
+
+/* Writes the name only (the first member): the struct's size differs
+ * between runtime versions, and the simulation knows nothing else. */
+EXPORT cudaError_t cudaGetDeviceProperties(void *prop, int device)
+{
+  if (!prop)
+    return fail(cudaErrorInvalidValue);
+  if (device < 0 || device >= device_count())
+    return fail(cudaErrorInvalidDevice);
+  snprintf(prop, 256, "nve-conform simulated device %d", device);
+  return cudaSuccess;
+}
+EXPORT cudaError_t cudaGetDeviceProperties_v2(void *prop, int device)
+{
+  return cudaGetDeviceProperties(prop, device);
+}
+
+/* ---- memory ------------------------------------------------------------------- */
+
+typedef struct allocation {
+  uintptr_t device_view; /* what the plugin gets; PROT_NONE for device memory */
+  unsigned char *alias;  /* the same pages, accessible to the simulation */
+  size_t size, map_size;
+  int device; /* -1: pinned host memory */
+  int reported;
+} allocation;
+
+static allocation allocations[MAX_ALLOCATIONS];
+static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static allocation *find_allocation(const void *p)
+{
+  uintptr_t a = (uintptr_t)p;
+  for (int i = 0; i < MAX_ALLOCATIONS; i++)
+    if (allocations[i].size && a >= allocations[i].device_view &&
+        a < allocations[i].device_view + allocations[i].size)
+      return &allocations[i];
+  return NULL;
+}
+
+static cudaError_t allocate(void **out, size_t size, int device)
+{
+  if (!out)
+    return fail(cudaErrorInvalidValue);
+  *out = NULL;
+  size_t ps = (size_t)sysconf(_SC_PAGESIZE), map_size = (size ? size + ps - 1 : 1) / ps * ps;
+  if (!map_size)
+    map_size = ps;
+  int fd = memfd_create("cudasim", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, (off_t)map_size) != 0) {
+    if (fd >= 0)
+      close(fd);
+    return fail(cudaErrorMemoryAllocation);
+  }
+  void *alias = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void *view = mmap(NULL, map_size, device >= 0 ? PROT_NONE : PROT_READ | PROT_WRITE, MAP_SHARED,
+                    fd, 0);
+  close(fd);
+  if (alias == MAP_FAILED || view == MAP_FAILED) {
+    if (alias != MAP_FAILED)
+      munmap(alias, map_size);
+    if (view != MAP_FAILED)
+      munmap(view, map_size);
+    return fail(cudaErrorMemoryAllocation);
+  }
+  pthread_mutex_lock(&alloc_lock);
+  allocation *slot = NULL;
+  for (int i = 0; i < MAX_ALLOCATIONS && !slot; i++)
+    if (!allocations[i].size)
+      slot = &allocations[i];
+  if (slot)
+    *slot = (allocation){(uintptr_t)view, alias, size ? size : 1, map_size, device, 0};
+  pthread_mutex_unlock(&alloc_lock);
+  if (!slot) {
+    munmap(alias, map_size);
+    munmap(view, map_size);
+    return fail(cudaErrorMemoryAllocation);
+  }
+  cudasim_note_alloc(device, size);
+  *out = view;
+  return cudaSuccess;
+}
+
+static cudaError_t release(void *p, int want_device)
+{
+  if (!p)
+    return cudaSuccess;
+  pthread_mutex_lock(&alloc_lock);
+  allocation *a = find_allocation(p);
+  allocation copy = a ? *a : (allocation){0};
+  if (a && a->device_view == (uintptr_t)p && (a->device >= 0) == want_device)
+    memset(a, 0, sizeof(*a));
+  else
+    a = NULL;
+  pthread_mutex_unlock(&alloc_lock);
+  if (!a)
+    return fail(cudaErrorInvalidDevicePointer);
+  munmap((void *)copy.device_view, copy.map_size);
+  munmap(copy.alias, copy.map_size);
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMalloc(void **p, size_t size) { return allocate(p, size, current_device); }
+EXPORT cudaError_t cudaFree(void *p) { return release(p, 1); }
+EXPORT cudaError_t cudaMallocAsync(void **p, size_t size, void *stream)
+{
+  (void)stream;
+  return allocate(p, size, current_device);
+}
+EXPORT cudaError_t cudaFreeAsync(void *p, void *stream)
+{
+  (void)stream;
+  return release(p, 1);
+}
+EXPORT cudaError_t cudaMallocHost(void **p, size_t size) { return allocate(p, size, -1); }
+EXPORT cudaError_t cudaHostAlloc(void **p, size_t size, unsigned flags)
+{
+  (void)flags;
+  return allocate(p, size, -1);
+}
+EXPORT cudaError_t cudaFreeHost(void *p) { return release(p, 0); }
+
+/* Where the simulation may read or write n bytes at p: the alias of an
+ * allocation, or p itself for ordinary host memory. NULL when p starts in
+ * an allocation that is too small. */
+static unsigned char *accessible(const void *p, size_t n, int *is_device)
+{
+  pthread_mutex_lock(&alloc_lock);
+  allocation *a = find_allocation(p);
+  unsigned char *at = NULL;
+  *is_device = a && a->device >= 0;
+  if (!a)
+    at = (unsigned char *)(uintptr_t)p;
+  else if ((uintptr_t)p + n <= a->device_view + a->size)
+    at = a->alias + ((uintptr_t)p - a->device_view);
+  pthread_mutex_unlock(&alloc_lock);
+  return at;
+}
+
+EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, int kind)
+{
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+    return fail(cudaErrorInvalidMemcpyDirection);
+  if (n == 0)
+    return cudaSuccess;
+  int dst_dev, src_dev;
+  unsigned char *d = accessible(dst, n, &dst_dev);
+  const unsigned char *s = accessible(src, n, &src_dev);
+  if (!d || !s || !dst || !src)
+    return fail(cudaErrorInvalidValue);
+  /* A direction that contradicts the pointers is what a real GPU rejects. */
+  if ((kind == cudaMemcpyHostToDevice && (!dst_dev || src_dev)) ||
+      (kind == cudaMemcpyDeviceToHost && (dst_dev || !src_dev)) ||
+      (kind == cudaMemcpyDeviceToDevice && (!dst_dev || !src_dev)))
+    return fail(cudaErrorInvalidValue);
+  memmove(d, s, n);
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream)
+{
+  cudasim_note_stream(stream);
+  return cudaMemcpy(dst, src, n, kind);
+}
+
+EXPORT cudaError_t cudaMemset(void *p, int value, size_t n)
+{
+  int dev;
+  unsigned char *d = accessible(p, n, &dev);
+  if (!d || !p || !dev)
+    return fail(cudaErrorInvalidValue);
+  memset(d, value, n);
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemsetAsync(void *p, int value, size_t n, void *stream)
+{
+  cudasim_note_stream(stream);
+  return cudaMemset(p, value, n);
+}
+
+/* cudaPointerAttributes: type (0 unregistered, 1 host, 2 device), device,
+ * devicePointer, hostPointer. */
+EXPORT cudaError_t cudaPointerGetAttributes(void *attributes, const void *p)
+{
+  struct {
+    int type, device;
+    void *device_pointer, *host_pointer;
+  } out = {0, -2, NULL, NULL};
+  if (!attributes)
+    return fail(cudaErrorInvalidValue);
+  pthread_mutex_lock(&alloc_lock);
+  allocation *a = find_allocation(p);
+  if (a) {
+    out.type = a->device >= 0 ? 2 : 1;
+    out.device = a->device >= 0 ? a->device : current_device;
+    out.device_pointer = (void *)(uintptr_t)p;
+    out.host_pointer = a->device >= 0 ? NULL : (void *)(uintptr_t)p;
+  } else {
+    out.host_pointer = (void *)(uintptr_t)p;
+  }
+  pthread_mutex_unlock(&alloc_lock);
+  memcpy(attributes, &out, sizeof(out));
+  return cudaSuccess;
+}
+
+/* ---- streams and events ---------------------------------------------------------- */
+
+/* Streams and events are small heap objects tagged with their device; the
+ * simulated work is done by the time a call returns. */
+typedef struct sim_handle {
+  uint32_t magic;
+  int device;
+} sim_handle;
+#define STREAM_MAGIC 0x53545245u
+#define EVENT_MAGIC 0x45564e54u
+
+static cudaError_t make_handle(void **out, uint32_t magic)
+{
+  if (!out)
+    return fail(cudaErrorInvalidValue);
+  sim_handle *h = malloc(sizeof(*h));
+  if (!h)
+    return fail(cudaErrorMemoryAllocation);
+  *h = (sim_handle){magic, current_device};
+  *out = h;
+  return cudaSuccess;
+}
+
+static cudaError_t drop_handle(void *p, uint32_t magic)
+{
+  sim_handle *h = p;
+  if (!h || h->magic != magic)
+    return fail(cudaErrorInvalidResourceHandle);
+  h->magic = 0;
+  free(h);
+  return cudaSuccess;
+}
+
+static cudaError_t check_stream(void *stream)
+{
+  const sim_handle *h = stream;
+  if (h && h->magic != STREAM_MAGIC && (uintptr_t)stream > 2)
+    return fail(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaStreamCreate(void **s) { return make_handle(s, STREAM_MAGIC); }
+EXPORT cudaError_t cudaStreamCreateWithFlags(void **s, unsigned flags)
+{
+  (void)flags;
+  return make_handle(s, STREAM_MAGIC);
+}
+EXPORT cudaError_t cudaStreamDestroy(void *s) { return drop_handle(s, STREAM_MAGIC); }
+EXPORT cudaError_t cudaStreamSynchronize(void *s) { return check_stream(s); }
+EXPORT cudaError_t cudaStreamQuery(void *s) { return check_stream(s); }
+EXPORT cudaError_t cudaStreamWaitEvent(void *s, void *e, unsigned flags)
+{
+  (void)e;
+  (void)flags;
+  return check_stream(s);
+}
+EXPORT cudaError_t cudaEventCreate(void **e) { return make_handle(e, EVENT_MAGIC); }
+EXPORT cudaError_t cudaEventCreateWithFlags(void **e, unsigned flags)
+{
+  (void)flags;
+  return make_handle(e, EVENT_MAGIC);
+}
+EXPORT cudaError_t cudaEventDestroy(void *e) { return drop_handle(e, EVENT_MAGIC); }
+EXPORT cudaError_t cudaEventRecord(void *e, void *s)
+{
+  (void)e;
+  return check_stream(s);
+}
+EXPORT cudaError_t cudaEventSynchronize(void *e)
+{
+  (void)e;
+  return cudaSuccess;
+}
+
+/* ---- errors ------------------------------------------------------------------------ */
+
+EXPORT cudaError_t cudaGetLastError(void)
+{
+  cudaError_t e = last_error;
+  last_error = cudaSuccess;
+  return e;
+}
+EXPORT cudaError_t cudaPeekAtLastError(void) { return last_error; }
+
+EXPORT const char *cudaGetErrorName(cudaError_t e)
+{
+  switch (e) {
+  case cudaSuccess: return "cudaSuccess";
+  case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+  case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+  case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+  case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
+  case cudaErrorNoDevice: return "cudaErrorNoDevice";
+  case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+  case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+  case cudaErrorNotSupported: return "cudaErrorNotSupported";
+  default: return "cudaErrorUnknown";
+  }
+}
+
+EXPORT const char *cudaGetErrorString(cudaError_t e)
+{
+  return e == cudaSuccess ? "no error" : cudaGetErrorName(e);
+}
+
+/* ---- what the harness asks the simulation ------------------------------------------- */
+
+EXPORT int cudasim_is_simulation(void) { return 1; }
+
+/* Allocations made on each device since the last call (then forgotten),
+ * and the streams async work used; returns the number of streams. */
+EXPORT int cudasim_watch_take(int *allocs_per_device, int ndevices, void **streams, int nstreams)
+{
+  pthread_mutex_lock(&watch.lock);
+  for (int i = 0; i < ndevices && i < MAX_DEVICES; i++)
+    allocs_per_device[i] = watch.allocs[i];
+  int n = watch.nstreams < nstreams ? watch.nstreams : nstreams;
+  memcpy(streams, watch.streams, (size_t)n * sizeof(void *));
+  memset(watch.allocs, 0, sizeof(watch.allocs));
+  watch.nstreams = 0;
+  pthread_mutex_unlock(&watch.lock);
+  return n;
+}
+
+EXPORT int cudasim_device_of(const void *p)
+{
+  pthread_mutex_lock(&alloc_lock);
+  const allocation *a = find_allocation(p);
+  int device = a ? a->device : -2;
+  pthread_mutex_unlock(&alloc_lock);
+  return device;
+}
+
+/* From the harness's fault handler: a host touch of device memory. Opens
+ * the allocation's pages so the plugin can go on, and describes it.
+ * Returns 1 when addr was simulated device memory. */
+EXPORT int cudasim_recover_fault(const void *addr, char *what, size_t len)
+{
+  allocation *a = find_allocation(addr); /* no lock: called from a signal handler */
+  if (!a || a->device < 0)
+    return 0;
+  mprotect((void *)a->device_view, a->map_size, PROT_READ | PROT_WRITE);
+  if (!a->reported) {
+    a->reported = 1;
+    snprintf(what, len, "the host touched device memory at offset %lu of a %lu-byte allocation "
+             "on device %d (%p)",
+             (unsigned long)((uintptr_t)addr - a->device_view), (unsigned long)a->size, a->device,
+             (void *)a->device_view);
+    return 1;
+  }
+  what[0] = '\0';
+  return 1;
+}
