@@ -272,6 +272,8 @@ static int buffers_make(nc_case *c, int device, device_buffers *b)
   if (nc_cuda_malloc(device, &b->keys, sizeof(keys)) != 0 ||
       nc_cuda_malloc(device, &b->rows, sizeof(rows)) != 0 ||
       nc_cuda_malloc(device, &b->mask, 8 * ((ROUND_KEYS + 63) / 64)) != 0 ||
+      nc_cuda_memcpy(b->mask, (uint64_t[(ROUND_KEYS + 63) / 64]){0}, 8 * ((ROUND_KEYS + 63) / 64),
+                     1) != 0 ||
       nc_cuda_malloc(device, &b->out, sizeof(rows)) != 0 ||
       nc_cuda_malloc(device, &b->sizes, 8 * ROUND_KEYS) != 0 ||
       nc_cuda_memcpy(b->keys, keys, sizeof(keys), 1) != 0 ||
@@ -285,11 +287,14 @@ static int buffers_make(nc_case *c, int device, device_buffers *b)
 
 /* Every table callback once with device buffers, the table's device made
  * current (after `other`) around each, as the host does; failures of
- * callbacks are recorded when `report` is set. Returns how many failed. */
+ * callbacks are recorded when `report` is set. Returns how many failed;
+ * *hits (may be NULL) gets how many of the keys just inserted find hit. */
 static int device_round(nc_case *c, const nve_ext_table_t *t, int device, int other,
-                        const device_buffers *b, int report)
+                        const device_buffers *b, int report, int *hits)
 {
   int failed = 0;
+  if (hits)
+    *hits = -1;
   for (int op = 0; op < 7; op++) {
     nc_cuda_set_device(other);
     nc_cuda_set_device(device);
@@ -301,6 +306,12 @@ static int device_round(nc_case *c, const nve_ext_table_t *t, int device, int ot
     case 2:
       name = "find";
       s = nc_call_find(t, ROUND_KEYS, b->keys, b->mask, ROUND_ROW, b->out, b->sizes);
+      uint64_t mask[(ROUND_KEYS + 63) / 64];
+      if (s == NVE_SUCCESS && hits && nc_cuda_memcpy(mask, b->mask, sizeof(mask), 2) == 0) {
+        *hits = 0;
+        for (size_t w = 0; w < sizeof(mask) / sizeof(mask[0]); w++)
+          *hits += __builtin_popcountll(mask[w]);
+      }
       break;
     case 3: name = "update"; s = nc_call_update(t, ROUND_KEYS, b->keys, ROUND_ROW, ROUND_ROW, b->rows); break;
     case 4:
@@ -374,7 +385,7 @@ void nc_case_dev_07(nc_case *c)
   if (!nc_cuda_simulated())
     nc_note(c, "device memory", "no host access",
             "under the real runtime a host access crashes, and that is what is reported");
-  device_round(c, &d.t, d.device, d.other, &d.b, 0);
+  device_round(c, &d.t, d.device, d.other, &d.b, 0, NULL);
   nc_report_violations(c, "DEV-07", "table callbacks with device buffers",
                        "no host access to device memory");
   setup_close(&d);
@@ -398,7 +409,7 @@ void nc_case_dev_08(nc_case *c)
   nc_cuda_watch_take(allocs, 16, streams, 8);
   nve_ext_table_t t2;
   int made = nc_produce_table(c, &d.f, &t2) == 0;
-  device_round(c, &d.t, d.device, d.other, &d.b, 0);
+  device_round(c, &d.t, d.device, d.other, &d.b, 0, NULL);
   int nstreams = nc_cuda_watch_take(allocs, 16, streams, 8);
   for (int dev = 0; dev < ndev && dev < 16; dev++)
     if (dev != d.device && allocs[dev])
@@ -423,9 +434,12 @@ void nc_case_dev_09(nc_case *c)
   device_setup d;
   if (setup_open(c, &d) != 0)
     return;
-  int failed = device_round(c, &d.t, d.device, d.other, &d.b, 1);
+  int hits;
+  int failed = device_round(c, &d.t, d.device, d.other, &d.b, 1, &hits);
   if (!failed)
     nc_note(c, "every table callback", "works with the table's device made current",
-            "device %d made current after device %d, 7 callbacks", d.device, d.other);
+            "device %d made current after device %d, 7 callbacks; find hit %d of the %d keys "
+            "just inserted (insert is best effort)",
+            d.device, d.other, hits, ROUND_KEYS);
   setup_close(&d);
 }

@@ -230,6 +230,34 @@ static double now_s(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* What a shrink works on: the sequence, the current failing subsequence
+ * (idx[0..len)) and the text of its failure. */
+typedef struct shrinking {
+  nc_case *c;
+  const nve_ext_table_factory_t *f;
+  const sequence *q;
+  uint64_t seed;
+  size_t *idx, len;
+  char *why;
+  size_t whylen;
+  int replays;
+} shrinking;
+
+/* Replays trial[0..n); when it still fails, it becomes the current
+ * sequence, cut after the op that now fails (it may fail earlier). */
+static int try_trial(shrinking *sh, const size_t *trial, size_t n)
+{
+  char trial_why[768];
+  long at = replay(sh->c, sh->f, sh->q, trial, n, sh->seed, trial_why, sizeof(trial_why), NULL);
+  sh->replays++;
+  if (at < 0 || (size_t)at >= n)
+    return 0;
+  sh->len = (size_t)at + 1;
+  memcpy(sh->idx, trial, sh->len * sizeof(size_t));
+  snprintf(sh->why, sh->whylen, "%s", trial_why);
+  return 1;
+}
+
 /* Removes chunks of ops while the replay still fails; idx/len shrink in
  * place. The last op (where the disagreement shows) is kept. */
 static int shrink(nc_case *c, const nve_ext_table_factory_t *f, const sequence *q, size_t *idx,
@@ -238,50 +266,37 @@ static int shrink(nc_case *c, const nve_ext_table_factory_t *f, const sequence *
   size_t *trial = malloc(*len * sizeof(size_t));
   if (!trial)
     return 0;
-  int replays = 0;
+  shrinking sh = {c, f, q, seed, idx, *len, why, whylen, 0};
   /* First whole kinds of op at once (cheap, and often most of the way). */
   static const int kinds[] = {OP_FIND, OP_ACCUMULATE, OP_UPDATE, OP_CLEAR, OP_INSERT, OP_ERASE};
   for (size_t kd = 0; kd < sizeof(kinds) / sizeof(*kinds) && now_s() < deadline; kd++) {
     size_t n = 0;
-    for (size_t i = 0; i < *len; i++)
-      if (q->ops[idx[i]].kind != kinds[kd] || i + 1 == *len)
+    for (size_t i = 0; i < sh.len; i++)
+      if (q->ops[idx[i]].kind != kinds[kd] || i + 1 == sh.len)
         trial[n++] = idx[i];
-    if (n == *len)
-      continue;
-    char trial_why[768];
-    long at = replay(c, f, q, trial, n, seed, trial_why, sizeof(trial_why), NULL);
-    replays++;
-    if (at >= 0 && (size_t)at < n) {
-      *len = (size_t)at + 1;
-      memcpy(idx, trial, *len * sizeof(size_t));
-      snprintf(why, whylen, "%s", trial_why);
-    }
+    if (n < sh.len)
+      try_trial(&sh, trial, n);
   }
   /* Then chunks, halving their size. */
-  for (size_t chunk = *len / 2; chunk >= 1 && now_s() < deadline; chunk /= 2) {
+  for (size_t chunk = sh.len / 2; chunk >= 1 && now_s() < deadline; chunk /= 2) {
     int removed_any = 1;
     while (removed_any && now_s() < deadline) {
       removed_any = 0;
-      for (size_t start = 0; start + 1 < *len && now_s() < deadline;) {
-        size_t end = start + chunk < *len - 1 ? start + chunk : *len - 1;
+      for (size_t start = 0; start + 1 < sh.len && now_s() < deadline;) {
+        size_t end = start + chunk < sh.len - 1 ? start + chunk : sh.len - 1;
         size_t n = 0;
-        for (size_t i = 0; i < *len; i++)
+        for (size_t i = 0; i < sh.len; i++)
           if (i < start || i >= end)
             trial[n++] = idx[i];
-        char trial_why[768];
-        long at = replay(c, f, q, trial, n, seed, trial_why, sizeof(trial_why), NULL);
-        replays++;
-        if (at >= 0 && (size_t)at < n) {
-          *len = (size_t)at + 1; /* it may now fail earlier */
-          memcpy(idx, trial, *len * sizeof(size_t));
-          snprintf(why, whylen, "%s", trial_why);
+        if (try_trial(&sh, trial, n))
           removed_any = 1;
-        } else {
+        else
           start = end;
-        }
       }
     }
   }
+  *len = sh.len;
+  int replays = sh.replays;
   free(trial);
   return replays;
 }

@@ -156,6 +156,8 @@ EXPORT cudaError_t cudaGetDeviceProperties_v2(void *prop, int device)
 
 /* ---- memory ------------------------------------------------------------------- */
 
+static cudaError_t check_stream(void *stream);
+
 typedef struct allocation {
   uintptr_t device_view; /* what the plugin gets; PROT_NONE for device memory */
   unsigned char *alias;  /* the same pages, accessible to the simulation */
@@ -299,6 +301,8 @@ EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, int kind)
 EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream)
 {
   cudasim_note_stream(stream);
+  if (check_stream(stream) != cudaSuccess)
+    return cudaErrorInvalidResourceHandle;
   return cudaMemcpy(dst, src, n, kind);
 }
 
@@ -315,6 +319,8 @@ EXPORT cudaError_t cudaMemset(void *p, int value, size_t n)
 EXPORT cudaError_t cudaMemsetAsync(void *p, int value, size_t n, void *stream)
 {
   cudasim_note_stream(stream);
+  if (check_stream(stream) != cudaSuccess)
+    return cudaErrorInvalidResourceHandle;
   return cudaMemset(p, value, n);
 }
 
@@ -354,6 +360,21 @@ typedef struct sim_handle {
 #define STREAM_MAGIC 0x53545245u
 #define EVENT_MAGIC 0x45564e54u
 
+/* Live handles, so that a bogus one is refused without being read. */
+#define MAX_HANDLES 1024
+static sim_handle *handles[MAX_HANDLES];
+static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int handle_live(const void *p, uint32_t magic)
+{
+  int live = 0;
+  pthread_mutex_lock(&handle_lock);
+  for (int i = 0; i < MAX_HANDLES && !live; i++)
+    live = handles[i] == p && handles[i]->magic == magic;
+  pthread_mutex_unlock(&handle_lock);
+  return live;
+}
+
 static cudaError_t make_handle(void **out, uint32_t magic)
 {
   if (!out)
@@ -362,24 +383,40 @@ static cudaError_t make_handle(void **out, uint32_t magic)
   if (!h)
     return fail(cudaErrorMemoryAllocation);
   *h = (sim_handle){magic, current_device};
+  int slot = -1;
+  pthread_mutex_lock(&handle_lock);
+  for (int i = 0; i < MAX_HANDLES && slot < 0; i++)
+    if (!handles[i])
+      handles[slot = i] = h;
+  pthread_mutex_unlock(&handle_lock);
+  if (slot < 0) {
+    free(h);
+    return fail(cudaErrorMemoryAllocation);
+  }
   *out = h;
   return cudaSuccess;
 }
 
 static cudaError_t drop_handle(void *p, uint32_t magic)
 {
-  sim_handle *h = p;
-  if (!h || h->magic != magic)
+  int found = 0;
+  pthread_mutex_lock(&handle_lock);
+  for (int i = 0; i < MAX_HANDLES && !found; i++)
+    if (handles[i] == p && handles[i]->magic == magic) {
+      handles[i] = NULL;
+      found = 1;
+    }
+  pthread_mutex_unlock(&handle_lock);
+  if (!found)
     return fail(cudaErrorInvalidResourceHandle);
-  h->magic = 0;
-  free(h);
+  free(p);
   return cudaSuccess;
 }
 
+/* NULL and the legacy/per-thread default streams (1, 2) are valid too. */
 static cudaError_t check_stream(void *stream)
 {
-  const sim_handle *h = stream;
-  if (h && h->magic != STREAM_MAGIC && (uintptr_t)stream > 2)
+  if ((uintptr_t)stream > 2 && !handle_live(stream, STREAM_MAGIC))
     return fail(cudaErrorInvalidResourceHandle);
   return cudaSuccess;
 }
