@@ -48,6 +48,8 @@ int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
     return -1;
   if (!nc_handle_usable(f->self, f->ops, sizeof(nve_ext_table_factory_ops_t), NC_FACTORY_OPS_FNS)) {
     nc_skip(c, "blocked: the host rejects the factory handle (VER-03)");
+    if (nc_destroy_known_good(f->ops))
+      nc_call_factory_destroy(f);
     return -1;
   }
   if (nc_produce_table(c, f, t) != 0) {
@@ -56,6 +58,8 @@ int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
   }
   if (!nc_handle_usable(t->self, t->ops, sizeof(nve_ext_table_ops_t), NC_TABLE_OPS_FNS)) {
     nc_skip(c, "blocked: the host rejects the table handle (VER-03)");
+    if (nc_destroy_known_good(t->ops))
+      nc_call_table_destroy(t);
     nc_call_factory_destroy(f);
     return -1;
   }

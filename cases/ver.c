@@ -110,9 +110,16 @@ void nc_case_ver_03(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
-  if (nc_create_factory(c, &f) != 0 || !check_handle(c, &factory_shape, f.self, f.ops))
-    return; /* a host does not destroy a factory whose prefix is unusable */
-  if (nc_produce_table(c, &f, &t) == 0 && check_handle(c, &table_shape, t.self, t.ops))
+  if (nc_create_factory(c, &f) != 0)
+    return;
+  if (!check_handle(c, &factory_shape, f.self, f.ops)) {
+    /* A host destroys a rejected handle only when destroy is known good. */
+    if (nc_destroy_known_good(f.ops))
+      nc_call_factory_destroy(&f);
+    return;
+  }
+  if (nc_produce_table(c, &f, &t) == 0 &&
+      (check_handle(c, &table_shape, t.self, t.ops) || nc_destroy_known_good(t.ops)))
     nc_call_table_destroy(&t);
   nc_call_factory_destroy(&f);
 }

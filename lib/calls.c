@@ -172,6 +172,15 @@ const void *nc_ops_fn(const void *ops, int i)
   return fn;
 }
 
+int nc_destroy_known_good(const void *ops)
+{
+  if (!ops)
+    return 0;
+  uint32_t size;
+  memcpy(&size, ops, sizeof(size));
+  return size >= 16 && nc_ops_fn(ops, 0) != NULL;
+}
+
 int nc_handle_usable(const void *self, const void *ops, uint32_t size_1_0, int nfns)
 {
   if (!self || !ops)

@@ -53,6 +53,10 @@ extern const char *const nc_table_ops_names[NC_TABLE_OPS_FNS];
 extern const char *const nc_factory_ops_names[NC_FACTORY_OPS_FNS];
 /* The i-th function pointer of a vtable (of either kind). */
 const void *nc_ops_fn(const void *ops, int i);
+/* Whether a host may destroy a handle it rejects: its vtable covers
+ * destroy (at offset 8 in both kinds) and destroy is set (abi.md section 6
+ * Handle validity). */
+int nc_destroy_known_good(const void *ops);
 /* The host's acceptance test of a handle: self and ops set, struct_size
  * covering the 1.0 struct, none of its nfns function pointers NULL. */
 int nc_handle_usable(const void *self, const void *ops, uint32_t size_1_0, int nfns);
