@@ -83,6 +83,22 @@ static void summary(nc_strbuf *b, const nc_report *r)
                        n, nc_verdict_name((nc_verdict)v));
   }
   nc_strbuf_printf(b, " &mdash; exit %d, %.2f s</p>\n", nc_report_exit_code(r), r->seconds);
+  /* What needs attention first, linked to its row. */
+  int listed = 0;
+  for (size_t i = 0; i < r->nresults; i++) {
+    const nc_result *res = &r->results[i];
+    if (res->verdict == NC_VERDICT_PASS || res->verdict == NC_VERDICT_SKIP)
+      continue;
+    if (!listed++)
+      nc_strbuf_puts(b, "<ul>\n");
+    const char *v = nc_verdict_name(res->verdict);
+    nc_strbuf_printf(b, "<li><span class=\"v %s\">%s</span> <a href=\"#%s\">%s</a> ", v, v,
+                     res->rule->id, res->rule->id);
+    put_text(b, res->rule->title);
+    nc_strbuf_puts(b, "</li>\n");
+  }
+  if (listed)
+    nc_strbuf_puts(b, "</ul>\n");
   if (r->note)
     put_element(b, "p", r->note);
   for (size_t i = 0; i < r->ngate_notes; i++)
