@@ -5,7 +5,11 @@
  * the caller's current device. The harness makes a decoy device (not 0)
  * current before each and checks it after, on the calling thread, under
  * the real runtime or cudasim (lib/cuda.h). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +41,30 @@ static int probe_caps(nc_case *c, nc_table_caps *caps)
   return 0;
 }
 
+/* Under the simulation, a plugin whose own copy of the runtime answers
+ * (linked statically) talks to the real driver, not to cudasim: nothing
+ * about its devices can be checked without a GPU. */
+static int runtime_is_static(nc_case *c)
+{
+  if (!nc_cuda_simulated() || !c->plugin)
+    return 0;
+  for (size_t i = 0; i < c->cfg->elf.needed_count; i++)
+    if (strncmp(c->cfg->elf.needed[i], "libcudart.so", 12) == 0)
+      return 0;
+  void *fn = dlsym(c->plugin->dl, "cudaGetDeviceCount");
+  Dl_info where;
+  if (!fn || !dladdr(fn, &where) || !where.dli_fname)
+    return 0;
+  char mine[PATH_MAX], theirs[PATH_MAX];
+  if (!realpath(where.dli_fname, theirs) || !realpath(c->plugin->opened_path, mine))
+    return 0;
+  if (strcmp(mine, theirs) != 0)
+    return 0;
+  nc_skip(c, "the plugin links the CUDA runtime statically, so its calls bypass the simulated "
+             "runtime: check it on a GPU (--cuda real, ci/gpu-check)");
+  return 1;
+}
+
 /* The decoy device for a check of a DEVICE table, or -1 after skipping
  * the case (no runtime, a HOST table, DEV-01 failing, or, when a decoy is
  * needed, one device). Without need, one device gives the table's own. */
@@ -46,6 +74,8 @@ static int decoy_for(nc_case *c, int need)
     nc_skip(c, "no CUDA runtime was loaded (--cuda off)");
     return -1;
   }
+  if (runtime_is_static(c))
+    return -1;
   nc_table_caps caps;
   if (probe_caps(c, &caps) != 0)
     return -1;
@@ -92,6 +122,8 @@ static void expect_current(nc_case *c, const char *call, int decoy)
 
 void nc_case_dev_01(nc_case *c)
 {
+  if (runtime_is_static(c))
+    return;
   nc_table_caps caps;
   if (probe_caps(c, &caps) != 0)
     return;
@@ -434,8 +466,16 @@ void nc_case_dev_09(nc_case *c)
   device_setup d;
   if (setup_open(c, &d) != 0)
     return;
-  int hits;
-  int failed = device_round(c, &d.t, d.device, d.other, &d.b, 1, &hits);
+  int hits, launches = nc_cuda_unsupported_calls();
+  int failed = device_round(c, &d.t, d.device, d.other, &d.b, 0, &hits);
+  if (nc_cuda_unsupported_calls() > launches) {
+    nc_skip(c, "the table launches kernels, which the simulated runtime cannot run: check it on "
+               "a GPU (--cuda real, ci/gpu-check)");
+    setup_close(&d);
+    return;
+  }
+  if (failed) /* again, now recording each failure */
+    failed = device_round(c, &d.t, d.device, d.other, &d.b, 1, &hits);
   if (!failed)
     nc_note(c, "every table callback", "works with the table's device made current",
             "device %d made current after device %d, 7 callbacks; find hit %d of the %d keys "

@@ -35,6 +35,7 @@ static struct {
   int (*stream_create)(void **);
   int (*stream_destroy)(void *);
   int (*recover_fault)(const void *, char *, size_t);
+  int (*unsupported_calls)(void);
 } rt = {.description = "none"};
 
 int nc_cuda_mode_parse(const char *name)
@@ -59,6 +60,7 @@ static int resolve(void *dl)
   *(void **)&rt.set_device = dlsym(dl, "cudaSetDevice");
   *(void **)&rt.watch_take = dlsym(dl, "cudasim_watch_take");
   *(void **)&rt.recover_fault = dlsym(dl, "cudasim_recover_fault");
+  *(void **)&rt.unsupported_calls = dlsym(dl, "cudasim_unsupported_calls");
   *(void **)&rt.malloc_ = dlsym(dl, "cudaMalloc");
   *(void **)&rt.free_ = dlsym(dl, "cudaFree");
   *(void **)&rt.memcpy_ = dlsym(dl, "cudaMemcpy");
@@ -239,6 +241,8 @@ int nc_cuda_watch_take(int *allocs_per_device, int ndevices, void **streams, int
 {
   return rt.watch_take ? rt.watch_take(allocs_per_device, ndevices, streams, nstreams) : -1;
 }
+
+int nc_cuda_unsupported_calls(void) { return rt.unsupported_calls ? rt.unsupported_calls() : 0; }
 
 int nc_cuda_recover_fault(const void *addr)
 {

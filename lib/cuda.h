@@ -55,6 +55,9 @@ void nc_cuda_stream_destroy(void *stream);
  * call (DEV-08); -1 under the real runtime. */
 int nc_cuda_watch_take(int *allocs_per_device, int ndevices, void **streams, int nstreams);
 
+/* cudasim only: calls it could not carry out (kernel launches); 0 else. */
+int nc_cuda_unsupported_calls(void);
+
 /* From the SIGSEGV handler: a host touch of simulated device memory is
  * recorded as a DEV-07 violation and the plugin goes on. Returns 1 then. */
 int nc_cuda_recover_fault(const void *addr);

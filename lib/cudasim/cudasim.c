@@ -454,6 +454,57 @@ EXPORT cudaError_t cudaEventSynchronize(void *e)
   return cudaSuccess;
 }
 
+/* ---- what the simulation cannot do -------------------------------------------------- */
+
+/* A plugin with kernels registers them when it loads and launches them
+ * through these. The registration succeeds (so the plugin loads); a launch
+ * cannot run device code and says so: cudaErrorNotSupported, counted for
+ * the harness, which then skips what depends on it. */
+static _Atomic int unsupported_calls;
+
+EXPORT void **__cudaRegisterFatBinary(void *fatbin)
+{
+  static void *handle;
+  (void)fatbin;
+  return &handle;
+}
+EXPORT void __cudaRegisterFatBinaryEnd(void **handle) { (void)handle; }
+EXPORT void __cudaUnregisterFatBinary(void **handle) { (void)handle; }
+EXPORT void __cudaRegisterFunction(void **handle, const char *host_fn, char *device_fn,
+                                   const char *name, int limit, void *tid, void *bid, void *bdim,
+                                   void *gdim, int *wsize)
+{
+  (void)handle, (void)host_fn, (void)device_fn, (void)name, (void)limit, (void)tid, (void)bid;
+  (void)bdim, (void)gdim, (void)wsize;
+}
+EXPORT void __cudaRegisterVar(void **handle, char *host_var, char *device_address,
+                              const char *name, int ext, size_t size, int constant, int global)
+{
+  (void)handle, (void)host_var, (void)device_address, (void)name, (void)ext, (void)size;
+  (void)constant, (void)global;
+}
+EXPORT unsigned __cudaPushCallConfiguration(uint64_t grid_xy, unsigned grid_z, uint64_t block_xy,
+                                            unsigned block_z, size_t shared, void *stream)
+{
+  (void)grid_xy, (void)grid_z, (void)block_xy, (void)block_z, (void)shared, (void)stream;
+  return 0;
+}
+EXPORT cudaError_t __cudaPopCallConfiguration(void *grid, void *block, size_t *shared,
+                                              void *stream)
+{
+  (void)grid, (void)block, (void)shared, (void)stream;
+  return cudaSuccess;
+}
+EXPORT cudaError_t cudaLaunchKernel(const void *fn, uint64_t grid_xy, unsigned grid_z,
+                                    uint64_t block_xy, unsigned block_z, void **args,
+                                    size_t shared, void *stream)
+{
+  (void)fn, (void)grid_xy, (void)grid_z, (void)block_xy, (void)block_z, (void)args, (void)shared;
+  cudasim_note_stream(stream);
+  unsupported_calls++;
+  return fail(cudaErrorNotSupported);
+}
+
 /* ---- errors ------------------------------------------------------------------------ */
 
 EXPORT cudaError_t cudaGetLastError(void)
@@ -488,6 +539,9 @@ EXPORT const char *cudaGetErrorString(cudaError_t e)
 /* ---- what the harness asks the simulation ------------------------------------------- */
 
 EXPORT int cudasim_is_simulation(void) { return 1; }
+
+/* Calls the simulation could not carry out (kernel launches) so far. */
+EXPORT int cudasim_unsupported_calls(void) { return unsupported_calls; }
 
 /* Allocations made on each device since the last call (then forgotten),
  * and the streams async work used; returns the number of streams. */
