@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "common.h"
+#include "context.h"
+#include "cuda.h"
 #include "guarded.h"
 #include "pool.h"
 #include "violations.h"
@@ -73,9 +75,24 @@ int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, const char *rule)
     nc_skip(c, "blocked: the host rejects the table: %s (DEV-01)", why);
     return -1;
   }
+  k->device = -1;
   if (k->caps.location == NVE_BUFFER_LOCATION_DEVICE) {
-    nc_skip(c, "a DEVICE table is fed device buffers; this build checks host tables only");
-    return -1;
+    if (!nc_cuda_loaded()) {
+      nc_skip(c, "a DEVICE table needs device buffers, and no CUDA runtime was loaded (--cuda off)");
+      return -1;
+    }
+    /* Its buffers are copied to its device around each call, and its
+     * contexts give streams on that device. */
+    k->device = k->caps.device_id;
+    int caller = nc_cuda_get_device();
+    nc_cuda_set_device(k->device);
+    if (nc_cuda_stream_create(&k->streams[0]) != 0 || nc_cuda_stream_create(&k->streams[1]) != 0) {
+      nc_harness_error(c, "could not make streams on device %d", k->device);
+      nc_cuda_set_device(caller);
+      return -1;
+    }
+    nc_cuda_set_device(caller);
+    nc_context_use_streams(k->streams[0], k->streams[1]);
   }
   k->row = k->caps.max_row_size < ROW_LIMIT ? k->caps.max_row_size : ROW_LIMIT;
   k->row -= k->row % 4;
@@ -95,6 +112,12 @@ void nc_tk_done(nc_tk *k)
 {
   nc_oracle_free(k->o);
   k->o = NULL;
+  if (k->streams[0]) {
+    nc_context_use_streams(NULL, NULL);
+    nc_cuda_stream_destroy(k->streams[0]);
+    nc_cuda_stream_destroy(k->streams[1]);
+    k->streams[0] = k->streams[1] = NULL;
+  }
 }
 
 int nc_tk_open(nc_tk *k, nve_ext_table_factory_t *f, nc_case *c, const char *rule)
@@ -153,10 +176,71 @@ typedef struct call_buffers {
   unsigned char *keys_copy, *rows_copy;
   size_t violations_before;
   int ok;
+  /* A DEVICE table's copies of the buffers (canaries included), by the
+   * order of the fields above; NULL for a HOST table. */
+  unsigned char *device[5];
 } call_buffers;
+
+/* The guarded buffers of a call, in the order of call_buffers.device. */
+static nc_guarded *buffer_at(call_buffers *b, int i)
+{
+  nc_guarded *all[5] = {&b->keys, &b->rows, &b->mask, &b->values, &b->sizes};
+  return all[i];
+}
+
+/* A device copy covers the front canary's last bytes, the data and the
+ * padding, so that stray device writes near the buffer show as damage. */
+#define MIRROR_FRONT 64
+static size_t mirror_size(const nc_guarded *g) { return MIRROR_FRONT + (g->size + 15) / 16 * 16; }
+
+/* Before a DEVICE table's call: every buffer to its device. 0 or -1. */
+static int to_device(nc_tk *k, call_buffers *b)
+{
+  if (k->device < 0)
+    return 0;
+  nc_cuda_set_device(k->device); /* the host makes the table's device current */
+  for (int i = 0; i < 5; i++) {
+    nc_guarded *g = buffer_at(b, i);
+    if (!g->data)
+      continue;
+    void *d = NULL;
+    if (nc_cuda_malloc(k->device, &d, mirror_size(g)) != 0 ||
+        nc_cuda_memcpy(d, g->data - MIRROR_FRONT, mirror_size(g), 1) != 0) {
+      nc_cuda_free(d);
+      nc_harness_error(k->c, "could not copy a %zu-byte buffer to device %d", g->size, k->device);
+      return -1;
+    }
+    b->device[i] = (unsigned char *)d;
+  }
+  return 0;
+}
+
+/* The pointer a call passes for g: its device copy, or g itself. */
+static void *arg(call_buffers *b, int i)
+{
+  nc_guarded *g = buffer_at(b, i);
+  if (!g->data)
+    return NULL;
+  return b->device[i] ? b->device[i] + MIRROR_FRONT : g->data;
+}
+
+/* After the call: everything back, for the same checks as a HOST table's. */
+static void from_device(call_buffers *b)
+{
+  for (int i = 0; i < 5; i++) {
+    nc_guarded *g = buffer_at(b, i);
+    if (!b->device[i])
+      continue;
+    nc_cuda_memcpy(g->data - MIRROR_FRONT, b->device[i], mirror_size(g), 2);
+    nc_cuda_free(b->device[i]);
+    b->device[i] = NULL;
+  }
+}
 
 static void buffers_free(call_buffers *b)
 {
+  for (int i = 0; i < 5; i++)
+    nc_cuda_free(b->device[i]);
   nc_guarded_free(&b->keys);
   nc_guarded_free(&b->rows);
   nc_guarded_free(&b->mask);
@@ -299,9 +383,10 @@ static nve_status_t write_rows(nc_tk *k, const char *op, rows_op call_op, int64_
     goto out;
   nc_canary_fill(b.rows.data, b.rows.size, 11); /* the stride gaps */
   nc_tk_rows(k, n, stride, tag, b.rows.data);
-  if (buffers_copy_inputs(k, &b) != 0)
+  if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
     goto out;
-  s = call_op(&k->t, n, b.keys.data, stride, k->row, b.rows.data);
+  s = call_op(&k->t, n, arg(&b, 0), stride, k->row, arg(&b, 1));
+  from_device(&b);
   char call[64];
   snprintf(call, sizeof(call), "%s (n=%lld)", op, (long long)n);
   check_bounds(k, call, &b);
@@ -362,9 +447,10 @@ nve_status_t nc_tk_accumulate(nc_tk *k, int64_t n, const int64_t *keys, nve_data
         memcpy(at, &f, 4);
       }
     }
-  if (buffers_copy_inputs(k, &b) != 0)
+  if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
     goto out;
-  s = nc_call_update_accumulate(&k->t, n, b.keys.data, stride, size, b.rows.data, dtype);
+  s = nc_call_update_accumulate(&k->t, n, arg(&b, 0), stride, size, arg(&b, 1), dtype);
+  from_device(&b);
   char call[80];
   snprintf(call, sizeof(call), "update_accumulate (n=%lld, dtype %d)", (long long)n, (int)dtype);
   check_bounds(k, call, &b);
@@ -379,9 +465,11 @@ nve_status_t nc_tk_erase(nc_tk *k, int64_t n, const int64_t *keys, int may_fail)
 {
   call_buffers b;
   nve_status_t s = NVE_ERROR_OUT_OF_MEMORY;
-  if (buffers_inputs(k, &b, "erase", n, keys, 0) != 0 || buffers_copy_inputs(k, &b) != 0)
+  if (buffers_inputs(k, &b, "erase", n, keys, 0) != 0 || buffers_copy_inputs(k, &b) != 0 ||
+      to_device(k, &b) != 0)
     goto out;
-  s = nc_call_erase(&k->t, n, b.keys.data);
+  s = nc_call_erase(&k->t, n, arg(&b, 0));
+  from_device(&b);
   char call[48];
   snprintf(call, sizeof(call), "erase (n=%lld)", (long long)n);
   check_bounds(k, call, &b);
@@ -394,6 +482,8 @@ out:
 
 nve_status_t nc_tk_clear(nc_tk *k, int may_fail)
 {
+  if (k->device >= 0)
+    nc_cuda_set_device(k->device);
   nve_status_t s = nc_call_clear(&k->t);
   if (after_modify(k, "clear", s, may_fail, 0, NULL))
     nc_oracle_clear(k->o);
@@ -518,10 +608,10 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
     nc_canary_fill(b.values.data, b.values.size, SALT_VALUES);
   if (b.sizes.data)
     nc_canary_fill(b.sizes.data, b.sizes.size, SALT_SIZES);
-  if (buffers_copy_inputs(k, &b) != 0)
+  if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
     goto out;
-  nve_status_t s = nc_call_find(&k->t, n, b.keys.data, mask, stride, b.values.data,
-                                (int64_t *)b.sizes.data);
+  nve_status_t s = nc_call_find(&k->t, n, arg(&b, 0), arg(&b, 2), stride, arg(&b, 3), arg(&b, 4));
+  from_device(&b);
   char call[96];
   snprintf(call, sizeof(call), "find (n=%lld%s%s%s%s)", (long long)n,
            opts->resolved ? ", some keys resolved" : "", opts->null_mask ? ", NULL hit_mask" : "",

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A table under test next to its model (lib/oracle.h): every op goes
  * through guarded buffers (lib/guarded.h), the model follows every
- * successful op, and every find is checked against it. The TBL and LIF
- * cases are written in terms of these calls. */
+ * successful op, and every find is checked against it. A DEVICE table gets
+ * device copies of the buffers (canaries included) on its device, made
+ * current around each call, and they come back for the same checks. The
+ * TBL and LIF cases are written in terms of these calls. */
 #ifndef NC_TABLE_KIT_H
 #define NC_TABLE_KIT_H
 
@@ -27,6 +29,8 @@ typedef struct nc_tk {
   int64_t mismatches;
   char mismatch[768];
   int64_t failed_ops; /* ops that returned a failure (the model forgot their keys) */
+  int device;         /* a DEVICE table's device (buffers go there), else -1 */
+  void *streams[2];   /* its contexts' streams */
 } nc_tk;
 
 /* Reads the table's capabilities and builds its model. A table the host
