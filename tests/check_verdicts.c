@@ -3,7 +3,8 @@
  *
  * Compares a JSON report with the verdicts a fixture must get. SPEC words
  * are RULE=VERDICT, where RULE is an ID or a glob ("SVC-*"); an exact ID
- * wins over a glob, and a glob over "*", which covers every other rule. Every result
+ * wins over a glob (the first glob that matches), and a glob over "*", which
+ * covers every other rule. Every result
  * in the report is compared, so a rule that passes where it should fail is
  * caught as surely as one that fails where it should pass. Prints one line
  * per difference; exits 0 when there is none. */
