@@ -175,7 +175,6 @@ typedef struct call_buffers {
   nc_guarded keys, rows, mask, values, sizes;
   unsigned char *keys_copy, *rows_copy;
   size_t violations_before;
-  int ok;
   /* A DEVICE table's copies of the buffers (canaries included), by the
    * order of the fields above; NULL for a HOST table. */
   unsigned char *device[5];

@@ -38,19 +38,19 @@ static struct {
   int (*unsupported_calls)(void);
 } rt = {.description = "none"};
 
+static const char *const mode_names[] = {"auto", "real", "sim", "off"};
+
 int nc_cuda_mode_parse(const char *name)
 {
-  static const char *const names[] = {"auto", "real", "sim", "off"};
-  for (int i = 0; i < 4; i++)
-    if (strcmp(name, names[i]) == 0)
+  for (int i = 0; i <= NC_CUDA_OFF; i++)
+    if (strcmp(name, mode_names[i]) == 0)
       return i;
   return -1;
 }
 
 const char *nc_cuda_mode_name(nc_cuda_mode mode)
 {
-  static const char *const names[] = {"auto", "real", "sim", "off"};
-  return mode <= NC_CUDA_OFF ? names[mode] : "?";
+  return mode <= NC_CUDA_OFF ? mode_names[mode] : "?";
 }
 
 static int resolve(void *dl)

@@ -57,8 +57,6 @@ static struct {
   int nstreams;
 } watch = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0};
 
-static void cudasim_note_set_device(int device) { (void)device; }
-
 static void cudasim_note_alloc(int device, size_t size)
 {
   (void)size;
@@ -114,7 +112,6 @@ EXPORT cudaError_t cudaSetDevice(int device)
   if (device < 0 || device >= device_count())
     return fail(cudaErrorInvalidDevice);
   current_device = device;
-  cudasim_note_set_device(device);
   return cudaSuccess;
 }
 
@@ -556,15 +553,6 @@ EXPORT int cudasim_watch_take(int *allocs_per_device, int ndevices, void **strea
   watch.nstreams = 0;
   pthread_mutex_unlock(&watch.lock);
   return n;
-}
-
-EXPORT int cudasim_device_of(const void *p)
-{
-  pthread_mutex_lock(&alloc_lock);
-  const allocation *a = find_allocation(p);
-  int device = a ? a->device : -2;
-  pthread_mutex_unlock(&alloc_lock);
-  return device;
 }
 
 /* From the harness's fault handler: a host touch of device memory. Opens
