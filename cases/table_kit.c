@@ -187,10 +187,10 @@ static nc_guarded *buffer_at(call_buffers *b, int i)
   return all[i];
 }
 
-/* A device copy covers the front canary's last bytes, the data and the
- * padding, so that stray device writes near the buffer show as damage. */
-#define MIRROR_FRONT 64
-static size_t mirror_size(const nc_guarded *g) { return MIRROR_FRONT + (g->size + 15) / 16 * 16; }
+/* A device copy covers the front canary's last NC_GUARD_FRONT bytes, the
+ * data and the padding, so that stray device writes near the buffer show
+ * as damage. */
+static size_t mirror_size(const nc_guarded *g) { return NC_GUARD_FRONT + (g->size + 15) / 16 * 16; }
 
 /* Before a DEVICE table's call: every buffer to its device. 0 or -1. */
 static int to_device(nc_tk *k, call_buffers *b)
@@ -204,7 +204,7 @@ static int to_device(nc_tk *k, call_buffers *b)
       continue;
     void *d = NULL;
     if (nc_cuda_malloc(k->device, &d, mirror_size(g)) != 0 ||
-        nc_cuda_memcpy(d, g->data - MIRROR_FRONT, mirror_size(g), 1) != 0) {
+        nc_cuda_memcpy(d, g->data - NC_GUARD_FRONT, mirror_size(g), 1) != 0) {
       nc_cuda_free(d);
       nc_harness_error(k->c, "could not copy a %zu-byte buffer to device %d", g->size, k->device);
       return -1;
@@ -220,7 +220,7 @@ static void *arg(call_buffers *b, int i)
   nc_guarded *g = buffer_at(b, i);
   if (!g->data)
     return NULL;
-  return b->device[i] ? b->device[i] + MIRROR_FRONT : g->data;
+  return b->device[i] ? b->device[i] + NC_GUARD_FRONT : g->data;
 }
 
 /* After the call: everything back, for the same checks as a HOST table's. */
@@ -230,7 +230,7 @@ static void from_device(call_buffers *b)
     nc_guarded *g = buffer_at(b, i);
     if (!b->device[i])
       continue;
-    nc_cuda_memcpy(g->data - MIRROR_FRONT, b->device[i], mirror_size(g), 2);
+    nc_cuda_memcpy(g->data - NC_GUARD_FRONT, b->device[i], mirror_size(g), 2);
     nc_cuda_free(b->device[i]);
     b->device[i] = NULL;
   }

@@ -319,12 +319,6 @@ const unsigned char *nc_oracle_expected(const nc_oracle *o, int64_t key)
   return e && !e->any && e->ncand > 0 ? e->rows : NULL;
 }
 
-int nc_oracle_must_hit(const nc_oracle *o, int64_t key)
-{
-  const entry *e = lookup(o, key);
-  return e && present_possible(e) && !e->absent_ok && key != o->invalid_key;
-}
-
 const char *nc_oracle_verdict_text(nc_oracle_verdict v)
 {
   switch (v) {

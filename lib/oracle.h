@@ -62,8 +62,6 @@ void nc_oracle_observe(nc_oracle *o, int64_t key, int hit, const void *bytes);
 
 /* The first row a hit for key may return, or NULL (absent, or any bytes). */
 const unsigned char *nc_oracle_expected(const nc_oracle *o, int64_t key);
-/* 1 when key is certainly stored (an exact table must hit it). */
-int nc_oracle_must_hit(const nc_oracle *o, int64_t key);
 
 const char *nc_oracle_verdict_text(nc_oracle_verdict v);
 
