@@ -85,8 +85,11 @@ static nve_status_t stream_of(nve_ext_context_t ctx, int modify, cudaStream_t *o
 {
   const nve_ext_nve_services_t *svc = nve_plugin_nve_services();
   *out = 0;
-  if (!svc)
-    return NVE_SUCCESS; /* no host services: the default stream */
+  /* An older host's table may end before the stream services: then the
+   * default stream, as with no host services at all. */
+  if (!svc || !(modify ? NVE_ABI_HAS_FIELD(svc, nve_ext_nve_services_t, get_modify_stream)
+                       : NVE_ABI_HAS_FIELD(svc, nve_ext_nve_services_t, get_lookup_stream)))
+    return NVE_SUCCESS;
   nve_status_t s = modify ? svc->get_modify_stream(ctx, (void **)out)
                           : svc->get_lookup_stream(ctx, (void **)out);
   return s == NVE_SUCCESS ? s : fail(s, "the host gave no stream");
