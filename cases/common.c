@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "calls.h"
+#include "cuda.h"
+#include "device_feed.h"
 #include "guarded.h"
 #include "violations.h"
 
@@ -42,15 +44,6 @@ int nc_produce_table(nc_case *c, const nve_ext_table_factory_t *f, nve_ext_table
   return -1;
 }
 
-/* The cases that give a DEVICE table device buffers (LIF-03 runs the
- * host-buffer workload). */
-static int feeds_device_buffers(const nc_case *c)
-{
-  const char *fam = c->def->info.family;
-  return strcmp(fam, "DEV") == 0 || strcmp(fam, "TBL") == 0 ||
-         (strcmp(fam, "LIF") == 0 && strcmp(c->def->info.id, "LIF-03") != 0);
-}
-
 int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
 {
   if (nc_create_factory(c, f) != 0)
@@ -72,13 +65,10 @@ int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
     nc_call_factory_destroy(f);
     return -1;
   }
-  /* The workload-based cases hand tables host buffers, which a DEVICE
-   * table never sees from a host; the DEV, TBL and LIF cases give it
-   * device buffers (cases/table_kit.c). */
-  if (!feeds_device_buffers(c) &&
-      t->ops->preferred_buffer_location(t->self) == NVE_BUFFER_LOCATION_DEVICE) {
-    nc_skip(c, "a DEVICE table: this rule's checks use host buffers; the DEV, TBL and LIF "
-               "rules check device tables with device buffers");
+  /* A DEVICE table takes device buffers only (cases/device_feed.h). */
+  if (!nc_cuda_loaded() &&
+      nc_call_location(t) == NVE_BUFFER_LOCATION_DEVICE) {
+    nc_skip(c, "a DEVICE table needs device buffers, and no CUDA runtime was loaded (--cuda off)");
     nc_close_table(f, t);
     return -1;
   }
@@ -112,16 +102,33 @@ static uint64_t fnv(uint64_t h, const void *data, size_t len)
   return h;
 }
 
+/* The workload's buffers, by index; a DEVICE table gets device copies. */
+enum { KEYS, VALUES, MASK, SIZES, OUT, BUFFERS };
+
 typedef struct workload {
+  nc_case *c;
   const nve_ext_table_t *t;
   int64_t key_size, row;
-  unsigned char *keys;
-  float *values;
-  uint64_t *mask;
-  int64_t *sizes;
-  float *out;
+  nc_guarded g[BUFFERS];
+  void *dev[BUFFERS]; /* NULL for a HOST table */
+  nc_device_feed feed;
   nc_workload_result *res;
 } workload;
+
+/* The pointer a call passes for buffer i. */
+static void *arg(workload *w, int i) { return w->dev[i] ? w->dev[i] : w->g[i].data; }
+
+/* Buffer i (its first size bytes) to or from the table's device; 0 or -1.
+ * A no-op for a HOST table. */
+static int to_table(workload *w, int i, size_t size)
+{
+  return w->dev[i] && nc_feed_put(w->dev[i], w->g[i].data, size) != 0 ? -1 : 0;
+}
+
+static int from_table(workload *w, int i, size_t size)
+{
+  return w->dev[i] && nc_feed_get(w->g[i].data, w->dev[i], size) != 0 ? -1 : 0;
+}
 
 static int step(workload *w, const char *op, nve_status_t s)
 {
@@ -135,33 +142,148 @@ static int step(workload *w, const char *op, nve_status_t s)
   return -1;
 }
 
+/* The harness could not go on (a copy to or from the device failed). */
+static int harness_failed(workload *w, const char *what)
+{
+  nc_harness_error(w->c, "the workload could not %s on device %d", what, w->feed.device);
+  w->res->status = NVE_ERROR_RUNTIME;
+  w->res->harness = 1;
+  snprintf(w->res->failed_op, sizeof(w->res->failed_op), "harness: %s", what);
+  return -1;
+}
+
 /* A find of the first n keys, folded into the digest. */
 static int find_and_digest(workload *w, int64_t n)
 {
   size_t words = (size_t)(n + 63) / 64;
-  memset(w->mask, 0, words * sizeof(uint64_t));
-  memset(w->sizes, 0, (size_t)n * sizeof(int64_t));
-  memset(w->out, 0, (size_t)(n * w->row));
-  if (step(w, "find", nc_call_find(w->t, n, w->keys, w->mask, w->row, w->out, w->sizes)) != 0)
+  uint64_t *mask = (uint64_t *)w->g[MASK].data;
+  int64_t *sizes = (int64_t *)w->g[SIZES].data;
+  unsigned char *out = w->g[OUT].data;
+  memset(mask, 0, words * sizeof(uint64_t));
+  memset(sizes, 0, (size_t)n * sizeof(int64_t));
+  memset(out, 0, (size_t)(n * w->row));
+  if (to_table(w, MASK, words * 8) || to_table(w, SIZES, (size_t)n * 8) ||
+      to_table(w, OUT, (size_t)(n * w->row)))
+    return harness_failed(w, "copy find's buffers");
+  nc_feed_enter(&w->feed);
+  if (step(w, "find",
+           nc_call_find(w->t, n, arg(w, KEYS), arg(w, MASK), w->row, arg(w, OUT),
+                        arg(w, SIZES))) != 0)
     return -1;
+  if (from_table(w, MASK, words * 8) || from_table(w, SIZES, (size_t)n * 8) ||
+      from_table(w, OUT, (size_t)(n * w->row)))
+    return harness_failed(w, "copy find's results back");
   uint64_t h = w->res->digest;
-  h = fnv(h, w->mask, words * sizeof(uint64_t));
+  h = fnv(h, mask, words * sizeof(uint64_t));
   for (int64_t i = 0; i < n; i++) {
-    if (!(w->mask[i / 64] >> (i % 64) & 1))
+    if (!(mask[i / 64] >> (i % 64) & 1))
       continue;
-    int64_t size = w->sizes[i] < 0 || w->sizes[i] > w->row ? w->row : w->sizes[i];
-    h = fnv(h, &w->sizes[i], sizeof(int64_t));
-    h = fnv(h, (const char *)w->out + i * w->row, (size_t)size);
+    int64_t size = sizes[i] < 0 || sizes[i] > w->row ? w->row : sizes[i];
+    h = fnv(h, &sizes[i], sizeof(int64_t));
+    h = fnv(h, out + i * w->row, (size_t)size);
   }
   w->res->digest = h;
   return 0;
 }
 
-void nc_workload_run(const nve_ext_table_t *t, uint64_t seed, nc_workload_result *out)
+/* Guarded host buffers (a stray write lands in a guard page, recorded for
+ * TBL-04, not in the harness's heap) and, for a DEVICE table, their device
+ * copies. 0 or -1. */
+static int buffers_make(workload *w)
+{
+  static const char *const names[BUFFERS] = {"workload keys", "workload values",
+                                             "workload hit_mask", "workload value_sizes",
+                                             "workload find values"};
+  const size_t sizes[BUFFERS] = {(size_t)BATCH * 8, (size_t)(BATCH * w->row),
+                                 (size_t)(BATCH + 63) / 64 * 8, (size_t)BATCH * 8,
+                                 (size_t)(BATCH * w->row)};
+  int failed = 0;
+  for (int i = 0; i < BUFFERS; i++) {
+    failed |= nc_guarded_alloc(&w->g[i], names[i], sizes[i]);
+    if (!failed && w->feed.device >= 0)
+      failed |= !(w->dev[i] = nc_feed_alloc(&w->feed, sizes[i]));
+  }
+  if (!failed)
+    return 0;
+  nc_harness_error(w->c, "out of %s memory for the workload's buffers",
+                   w->feed.device >= 0 ? "device or host" : "host");
+  w->res->status = NVE_ERROR_OUT_OF_MEMORY;
+  w->res->harness = 1;
+  snprintf(w->res->failed_op, sizeof(w->res->failed_op), "harness allocation");
+  return -1;
+}
+
+static void buffers_free(workload *w)
+{
+  for (int i = 0; i < BUFFERS; i++) {
+    nc_feed_free(w->dev[i]);
+    nc_guarded_free(&w->g[i]);
+  }
+}
+
+/* The ops, in order; -1 at the first failure. */
+static int run_ops(workload *w, uint64_t seed)
+{
+  const nve_ext_table_t *t = w->t;
+  unsigned char *keys = w->g[KEYS].data;
+  float *values = (float *)w->g[VALUES].data;
+  uint64_t rng = seed;
+  for (int64_t i = 0; i < BATCH; i++) {
+    /* Distinct keys: a seeded offset plus a stride, in the key's width. */
+    uint64_t k = (seed % 100000) * 7 + (uint64_t)i * 13 + 1;
+    memcpy(keys + i * w->key_size, &k, (size_t)w->key_size);
+  }
+  for (int64_t i = 0; i < BATCH * w->row / 4; i++)
+    values[i] = (float)(next_random(&rng) % 1000) / 8.0f;
+  if (to_table(w, KEYS, (size_t)(BATCH * w->key_size)) ||
+      to_table(w, VALUES, (size_t)(BATCH * w->row)))
+    return harness_failed(w, "copy keys and rows");
+  int64_t half = BATCH / 2, quarter = BATCH / 4;
+  nc_feed_enter(&w->feed);
+  if (step(w, "reset_lookup_counter", nc_call_reset_lookup_counter(t)) != 0 ||
+      step(w, "insert",
+           nc_call_insert(t, BATCH, arg(w, KEYS), w->row, w->row, arg(w, VALUES))) != 0 ||
+      find_and_digest(w, BATCH) != 0)
+    return -1;
+  for (int64_t i = 0; i < half * w->row / 4; i++)
+    values[i] += 1.0f;
+  if (to_table(w, VALUES, (size_t)(half * w->row)))
+    return harness_failed(w, "copy rows");
+  nc_feed_enter(&w->feed);
+  if (step(w, "update", nc_call_update(t, half, arg(w, KEYS), w->row, w->row, arg(w, VALUES))) != 0 ||
+      find_and_digest(w, BATCH) != 0)
+    return -1;
+  nc_feed_enter(&w->feed);
+  if (step(w, "update_accumulate",
+           nc_call_update_accumulate(t, quarter, (unsigned char *)arg(w, KEYS) + quarter * w->key_size,
+                                     w->row, w->row, arg(w, VALUES), NVE_DTYPE_FLOAT32)) != 0 ||
+      find_and_digest(w, BATCH) != 0)
+    return -1;
+  nc_feed_enter(&w->feed);
+  if (step(w, "erase", nc_call_erase(t, quarter, arg(w, KEYS))) != 0 ||
+      find_and_digest(w, BATCH) != 0)
+    return -1;
+  int64_t counter = 0;
+  nc_feed_enter(&w->feed);
+  if (step(w, "get_lookup_counter", nc_call_get_lookup_counter(t, &counter)) != 0)
+    return -1;
+  w->res->digest = fnv(w->res->digest, &counter, sizeof(counter));
+  nc_feed_enter(&w->feed);
+  if (step(w, "clear", nc_call_clear(t)) != 0 || find_and_digest(w, BATCH) != 0)
+    return -1;
+  return 0;
+}
+
+void nc_workload_run(nc_case *c, const nve_ext_table_t *t, nc_workload_result *out)
 {
   memset(out, 0, sizeof(*out));
-  workload w = {t, nc_call_key_size(t), nc_call_max_row_size(t), NULL, NULL, NULL, NULL, NULL,
-                out};
+  workload w;
+  memset(&w, 0, sizeof(w));
+  w.c = c;
+  w.t = t;
+  w.res = out;
+  w.key_size = nc_call_key_size(t);
+  w.row = nc_call_max_row_size(t);
   if (w.key_size != 4 && w.key_size != 8) {
     out->status = NVE_ERROR_INVALID_ARGUMENT;
     snprintf(out->failed_op, sizeof(out->failed_op), "key_size");
@@ -174,60 +296,24 @@ void nc_workload_run(const nve_ext_table_t *t, uint64_t seed, nc_workload_result
   w.row -= w.row % 4;
   if (w.row <= 0)
     w.row = 4;
-  /* Guarded like every buffer handed to a plugin: a stray write lands in a
-   * guard page (recorded for TBL-04), not in the harness's heap. */
-  nc_guarded g[5];
-  int failed = nc_guarded_alloc(&g[0], "workload keys", (size_t)BATCH * 8) |
-               nc_guarded_alloc(&g[1], "workload values", (size_t)(BATCH * w.row)) |
-               nc_guarded_alloc(&g[2], "workload hit_mask", (size_t)(BATCH + 63) / 64 * 8) |
-               nc_guarded_alloc(&g[3], "workload value_sizes", (size_t)BATCH * 8) |
-               nc_guarded_alloc(&g[4], "workload find values", (size_t)(BATCH * w.row));
-  w.keys = g[0].data;
-  w.values = (float *)g[1].data;
-  w.mask = (uint64_t *)g[2].data;
-  w.sizes = (int64_t *)g[3].data;
-  w.out = (float *)g[4].data;
-  if (failed) {
-    out->status = NVE_ERROR_OUT_OF_MEMORY;
-    snprintf(out->failed_op, sizeof(out->failed_op), "harness allocation");
-    goto done;
+  nve_buffer_location_t location = nc_call_location(t);
+  int device = location == NVE_BUFFER_LOCATION_DEVICE ? nc_call_device_id(t) : -1;
+  if (nc_feed_begin(c, location, device, &w.feed) != 0) {
+    out->status = NVE_ERROR_RUNTIME;
+    out->harness = 1;
+    snprintf(out->failed_op, sizeof(out->failed_op), "harness: device streams");
+    return;
   }
-  uint64_t rng = seed;
-  for (int64_t i = 0; i < BATCH; i++) {
-    /* Distinct keys: a seeded offset plus a stride, in the key's width. */
-    uint64_t k = (seed % 100000) * 7 + (uint64_t)i * 13 + 1;
-    memcpy(w.keys + i * w.key_size, &k, (size_t)w.key_size);
-  }
-  for (int64_t i = 0; i < BATCH * w.row / 4; i++)
-    w.values[i] = (float)(next_random(&rng) % 1000) / 8.0f;
-  int64_t half = BATCH / 2, quarter = BATCH / 4;
-  if (step(&w, "reset_lookup_counter", nc_call_reset_lookup_counter(t)) != 0 ||
-      step(&w, "insert", nc_call_insert(t, BATCH, w.keys, w.row, w.row, w.values)) != 0 ||
-      find_and_digest(&w, BATCH) != 0)
-    goto done;
-  for (int64_t i = 0; i < half * w.row / 4; i++)
-    w.values[i] += 1.0f;
-  if (step(&w, "update", nc_call_update(t, half, w.keys, w.row, w.row, w.values)) != 0 ||
-      find_and_digest(&w, BATCH) != 0 ||
-      step(&w, "update_accumulate",
-           nc_call_update_accumulate(t, quarter, w.keys + quarter * w.key_size, w.row, w.row,
-                                     w.values, NVE_DTYPE_FLOAT32)) != 0 ||
-      find_and_digest(&w, BATCH) != 0 ||
-      step(&w, "erase", nc_call_erase(t, quarter, w.keys)) != 0 || find_and_digest(&w, BATCH) != 0)
-    goto done;
-  int64_t counter = 0;
-  if (step(&w, "get_lookup_counter", nc_call_get_lookup_counter(t, &counter)) != 0)
-    goto done;
-  out->digest = fnv(out->digest, &counter, sizeof(counter));
-  if (step(&w, "clear", nc_call_clear(t)) != 0 || find_and_digest(&w, BATCH) != 0)
-    goto done;
-done:
-  for (int i = 0; i < 5; i++)
-    nc_guarded_free(&g[i]);
+  if (buffers_make(&w) == 0)
+    run_ops(&w, c->cfg->seed);
+  buffers_free(&w);
+  nc_feed_end(&w.feed);
 }
 
 void nc_workload_report(nc_case *c, const char *when, const nc_workload_result *w)
 {
+  if (w->harness)
+    return; /* already an ERROR of the case */
   if (w->status == NVE_SUCCESS)
     nc_note(c, when, "every operation succeeds", "%lld operations succeeded", (long long)w->ops);
   else
@@ -270,7 +356,7 @@ int nc_workload_on_new_table(nc_case *c, const char *when, nc_workload_result *w
   nve_ext_table_t t;
   if (nc_open_table(c, &f, &t) != 0)
     return -1;
-  nc_workload_run(&t, c->cfg->seed, w);
+  nc_workload_run(c, &t, w);
   nc_workload_report(c, when, w);
   nc_close_table(&f, &t);
   return w->status;

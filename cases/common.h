@@ -25,11 +25,14 @@ typedef struct nc_workload_result {
   char message[256];    /* and the table's last_error */
   uint64_t digest;      /* of every find's outputs: masks, sizes, hit bytes */
   int64_t ops;
+  int harness;          /* the harness failed (recorded as an ERROR), not the table */
 } nc_workload_result;
 
-/* Runs a seeded sequence of every table operation (batches big enough to
- * use execute_n) on t. The digest lets runs be compared byte for byte. */
-void nc_workload_run(const nve_ext_table_t *t, uint64_t seed, nc_workload_result *out);
+/* Runs a sequence of every table operation, seeded with the run's seed
+ * (batches big enough to use execute_n), on t; a DEVICE table gets its
+ * buffers on its device (cases/device_feed.h). The digest lets runs be
+ * compared byte for byte. A harness failure is recorded on c as well. */
+void nc_workload_run(nc_case *c, const nve_ext_table_t *t, nc_workload_result *out);
 
 /* Opens a table, runs the workload on it (reported as when), closes it.
  * Returns the workload's status, or -1 when no table could be opened. */

@@ -15,8 +15,8 @@
 
 #include "catalog.h"
 #include "common.h"
-#include "context.h"
 #include "cuda.h"
+#include "device_feed.h"
 #include "table_kit.h"
 #include "trace.h"
 
@@ -373,7 +373,7 @@ typedef struct device_setup {
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
   int device, other;
-  void *streams[2];
+  nc_device_feed feed; /* the contexts' streams on the table's device */
   device_buffers b;
 } device_setup;
 
@@ -384,14 +384,13 @@ static int setup_open(nc_case *c, device_setup *d)
   if (d->other < 0 || nc_open_table(c, &d->f, &d->t) != 0)
     return -1;
   d->device = table_device(&d->t);
-  int caller = nc_cuda_get_device();
-  nc_cuda_set_device(d->device);
-  if (nc_cuda_stream_create(&d->streams[0]) != 0 || nc_cuda_stream_create(&d->streams[1]) != 0)
-    nc_harness_error(c, "could not make streams on device %d", d->device);
-  nc_cuda_set_device(caller);
-  nc_context_use_streams(d->streams[0], d->streams[1]);
+  if (nc_feed_begin(c, NVE_BUFFER_LOCATION_DEVICE, d->device, &d->feed) != 0) {
+    nc_close_table(&d->f, &d->t);
+    return -1;
+  }
   if (buffers_make(c, d->device, &d->b) != 0) {
     nc_close_table(&d->f, &d->t);
+    nc_feed_end(&d->feed);
     return -1;
   }
   return 0;
@@ -404,9 +403,7 @@ static void setup_close(device_setup *d)
   nc_call_table_destroy(&d->t);
   nc_call_factory_destroy(&d->f);
   buffers_release(&d->b);
-  nc_context_use_streams(NULL, NULL);
-  nc_cuda_stream_destroy(d->streams[0]);
-  nc_cuda_stream_destroy(d->streams[1]);
+  nc_feed_end(&d->feed);
 }
 
 void nc_case_dev_07(nc_case *c)
@@ -450,10 +447,10 @@ void nc_case_dev_08(nc_case *c)
               "reports device %d",
               allocs[dev], dev, d.device);
   for (int i = 0; i < nstreams; i++)
-    if (streams[i] != d.streams[0] && streams[i] != d.streams[1])
+    if (streams[i] != d.feed.streams[0] && streams[i] != d.feed.streams[1])
       nc_fail(c, "asynchronous copies and sets", "the context's lookup or modify stream",
-              "stream %p, not one the context gave (%p, %p)", streams[i], d.streams[0],
-              d.streams[1]);
+              "stream %p, not one the context gave (%p, %p)", streams[i], d.feed.streams[0],
+              d.feed.streams[1]);
   nc_note(c, "allocations and streams", "on the table's device and the context's streams",
           "checked under cudasim: %d stream(s) used", nstreams);
   if (made)

@@ -11,6 +11,7 @@
 #include "catalog.h"
 #include "guarded.h"
 #include "common.h"
+#include "device_feed.h"
 #include "services.h"
 #include "trace.h"
 #include "violations.h"
@@ -26,11 +27,25 @@ typedef struct subject {
   int64_t key_size, row;
   unsigned char key[8];
   float *values; /* room for a row and a bit more */
+  nc_device_feed feed;
+  void *dkey, *dvalues; /* what calls pass: device copies for a DEVICE table */
 } subject;
+
+static void close_subject(subject *s)
+{
+  nc_close_table(&s->f, &s->t);
+  if (s->feed.device >= 0) {
+    nc_feed_free(s->dkey);
+    nc_feed_free(s->dvalues);
+  }
+  nc_feed_end(&s->feed);
+  free(s->values);
+}
 
 static int open_subject(nc_case *c, subject *s)
 {
   memset(s, 0, sizeof(*s));
+  s->feed.device = -1;
   if (nc_open_table(c, &s->f, &s->t) != 0)
     return -1;
   s->key_size = nc_call_key_size(&s->t);
@@ -40,21 +55,55 @@ static int open_subject(nc_case *c, subject *s)
     nc_close_table(&s->f, &s->t);
     return -1;
   }
-  s->values = calloc(1, (size_t)s->row + 64);
+  size_t room = (size_t)s->row + 64;
+  s->values = calloc(1, room);
   uint64_t k = 42;
   memcpy(s->key, &k, 8);
-  if (!s->values) {
-    nc_close_table(&s->f, &s->t);
+  s->dkey = s->key;
+  s->dvalues = s->values;
+  nve_buffer_location_t location = nc_call_location(&s->t);
+  if (!s->values ||
+      nc_feed_begin(c, location, location == NVE_BUFFER_LOCATION_DEVICE ? nc_call_device_id(&s->t) : -1,
+                    &s->feed) != 0) {
+    close_subject(s);
     return -1;
   }
-  nc_call_insert(&s->t, 1, s->key, s->row, s->row, s->values);
+  if (s->feed.device >= 0) {
+    s->dkey = nc_feed_alloc(&s->feed, sizeof(s->key));
+    s->dvalues = nc_feed_alloc(&s->feed, room);
+    if (!s->dkey || !s->dvalues || nc_feed_put(s->dkey, s->key, sizeof(s->key)) != 0 ||
+        nc_feed_put(s->dvalues, s->values, room) != 0) {
+      nc_harness_error(c, "could not copy a key and a row to device %d", s->feed.device);
+      close_subject(s);
+      return -1;
+    }
+  }
+  nc_call_insert(&s->t, 1, s->dkey, s->row, s->row, s->dvalues);
   return 0;
 }
 
-static void close_subject(subject *s)
+/* A find of the subject's key with every output given (NULL outputs are
+ * TBL-05's business), on the table's device for a DEVICE table. */
+static void find_one(subject *s)
 {
-  nc_close_table(&s->f, &s->t);
-  free(s->values);
+  nc_feed_enter(&s->feed);
+  if (s->feed.device < 0) {
+    uint64_t hit = 0;
+    int64_t size = 0;
+    nc_guarded row;
+    if (nc_guarded_alloc(&row, "find values", (size_t)s->row) == 0)
+      nc_call_find(&s->t, 1, s->dkey, &hit, s->row, row.data, &size);
+    nc_guarded_free(&row);
+    return;
+  }
+  static const uint64_t no_hit = 0;
+  void *hit = nc_feed_alloc(&s->feed, sizeof(no_hit)), *row = nc_feed_alloc(&s->feed, (size_t)s->row),
+       *size = nc_feed_alloc(&s->feed, sizeof(int64_t));
+  if (hit && row && size && nc_feed_put(hit, &no_hit, sizeof(no_hit)) == 0)
+    nc_call_find(&s->t, 1, s->dkey, hit, s->row, row, size);
+  nc_feed_free(hit);
+  nc_feed_free(row);
+  nc_feed_free(size);
 }
 
 enum { N_TABLE_PROVOCATIONS = 6, N_FACTORY_PROVOCATIONS = 4 };
@@ -70,15 +119,16 @@ static const char *const table_provocations[N_TABLE_PROVOCATIONS] = {
 static nve_status_t provoke_table(subject *s, int which)
 {
   int64_t big = s->row + 4;
+  nc_feed_enter(&s->feed);
   switch (which) {
-  case 0: return nc_call_insert(&s->t, 1, s->key, big, big, s->values);
-  case 1: return nc_call_update(&s->t, 1, s->key, big, big, s->values);
+  case 0: return nc_call_insert(&s->t, 1, s->dkey, big, big, s->dvalues);
+  case 1: return nc_call_update(&s->t, 1, s->dkey, big, big, s->dvalues);
   case 2:
-    return nc_call_update_accumulate(&s->t, 1, s->key, s->row, 4, s->values, NVE_DTYPE_UNKNOWN);
-  case 3: return nc_call_update_accumulate(&s->t, 1, s->key, s->row, 4, s->values, 999);
+    return nc_call_update_accumulate(&s->t, 1, s->dkey, s->row, 4, s->dvalues, NVE_DTYPE_UNKNOWN);
+  case 3: return nc_call_update_accumulate(&s->t, 1, s->dkey, s->row, 4, s->dvalues, 999);
   case 4:
-    return nc_call_update_accumulate(&s->t, 1, s->key, s->row, 3, s->values, NVE_DTYPE_FLOAT32);
-  default: return nc_call_find(&s->t, -1, s->key, NULL, s->row, NULL, NULL);
+    return nc_call_update_accumulate(&s->t, 1, s->dkey, s->row, 3, s->dvalues, NVE_DTYPE_FLOAT32);
+  default: return nc_call_find(&s->t, -1, s->dkey, NULL, s->row, NULL, NULL);
   }
 }
 
@@ -132,7 +182,7 @@ void nc_case_err_01(nc_case *c)
   for (int i = 0; i < N_FACTORY_PROVOCATIONS; i++)
     provoke_factory(&s, i, NULL);
   nc_workload_result w;
-  nc_workload_run(&s.t, c->cfg->seed, &w);
+  nc_workload_run(c, &s.t, &w);
   close_subject(&s);
   nc_report_violations(c, "ERR-01", "every status returned in this case",
                        "a nve_status_t value (0..5)");
@@ -212,13 +262,7 @@ static void *thread_b(void *arg)
         if (nc_call_produce(&d->s->f, 3, d->c->cfg->table_config, &t) == NVE_SUCCESS)
           nc_call_table_destroy(&t);
       } else {
-        /* Every output given: NULL outputs are TBL-05's business. */
-        uint64_t hit = 0;
-        int64_t size = 0;
-        nc_guarded row;
-        if (nc_guarded_alloc(&row, "find values", (size_t)d->s->row) == 0)
-          nc_call_find(&d->s->t, 1, d->s->key, &hit, d->s->row, row.data, &size);
-        nc_guarded_free(&row);
+        find_one(d->s);
       }
     } else {
       provoke(d, mine);
@@ -376,10 +420,10 @@ void nc_case_err_06(nc_case *c)
     long before = nc_services_calls(services[i]);
     nc_services_fail(services[i]);
     nc_workload_result w;
-    nc_workload_run(&s.t, c->cfg->seed, &w);
+    nc_workload_run(c, &s.t, &w);
     nc_services_fail(NULL);
     long calls = nc_services_calls(services[i]) - before;
-    if (calls > 0) {
+    if (calls > 0 && !w.harness) {
       used = 1;
       char what[128];
       snprintf(what, sizeof(what), "the workload with %s failing", services[i]);

@@ -319,7 +319,7 @@ static int lifecycle(nc_case *c, nc_workload_result *w)
   nve_ext_table_t t;
   if (nc_open_table(c, &f, &t) != 0)
     return -1;
-  nc_workload_run(&t, c->cfg->seed, w);
+  nc_workload_run(c, &t, w);
   nc_close_table(&f, &t);
   return 0;
 }

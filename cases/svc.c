@@ -42,12 +42,12 @@ void nc_case_svc_01(nc_case *c)
   if (nc_open_table(c, &f, &t) != 0)
     return;
   nc_workload_result w;
-  nc_workload_run(&t, c->cfg->seed, &w);
+  nc_workload_run(c, &t, &w);
   nc_workload_report(c, "workload before the repeated handshake", &w);
   /* The host repeats the handshake each time it builds a loader object for
    * the same SO; tables made before must keep working, and new ones too. */
   handshake(c, nc_services_table());
-  nc_workload_run(&t, c->cfg->seed, &w);
+  nc_workload_run(c, &t, &w);
   nc_workload_report(c, "workload on an existing table after a repeated handshake", &w);
   nc_close_table(&f, &t);
   nc_workload_on_new_table(c, "workload on a new table after a repeated handshake", &w);

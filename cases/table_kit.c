@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "context.h"
-#include "cuda.h"
+#include "device_feed.h"
 #include "guarded.h"
 #include "pool.h"
 #include "violations.h"
@@ -75,25 +74,6 @@ int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, const char *rule)
     nc_skip(c, "blocked: the host rejects the table: %s (DEV-01)", why);
     return -1;
   }
-  k->device = -1;
-  if (k->caps.location == NVE_BUFFER_LOCATION_DEVICE) {
-    if (!nc_cuda_loaded()) {
-      nc_skip(c, "a DEVICE table needs device buffers, and no CUDA runtime was loaded (--cuda off)");
-      return -1;
-    }
-    /* Its buffers are copied to its device around each call, and its
-     * contexts give streams on that device. */
-    k->device = k->caps.device_id;
-    int caller = nc_cuda_get_device();
-    nc_cuda_set_device(k->device);
-    if (nc_cuda_stream_create(&k->streams[0]) != 0 || nc_cuda_stream_create(&k->streams[1]) != 0) {
-      nc_harness_error(c, "could not make streams on device %d", k->device);
-      nc_cuda_set_device(caller);
-      return -1;
-    }
-    nc_cuda_set_device(caller);
-    nc_context_use_streams(k->streams[0], k->streams[1]);
-  }
   k->row = k->caps.max_row_size < ROW_LIMIT ? k->caps.max_row_size : ROW_LIMIT;
   k->row -= k->row % 4;
   if (k->row <= 0) {
@@ -105,6 +85,13 @@ int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, const char *rule)
     nc_harness_error(c, "out of memory for the table model");
     return -1;
   }
+  /* A DEVICE table's buffers are copied to its device around each call,
+   * and its contexts give streams on that device. */
+  if (nc_feed_begin(c, k->caps.location, k->caps.device_id, &k->feed) != 0) {
+    nc_oracle_free(k->o);
+    k->o = NULL;
+    return -1;
+  }
   return 0;
 }
 
@@ -112,12 +99,7 @@ void nc_tk_done(nc_tk *k)
 {
   nc_oracle_free(k->o);
   k->o = NULL;
-  if (k->streams[0]) {
-    nc_context_use_streams(NULL, NULL);
-    nc_cuda_stream_destroy(k->streams[0]);
-    nc_cuda_stream_destroy(k->streams[1]);
-    k->streams[0] = k->streams[1] = NULL;
-  }
+  nc_feed_end(&k->feed);
 }
 
 int nc_tk_open(nc_tk *k, nve_ext_table_factory_t *f, nc_case *c, const char *rule)
@@ -195,18 +177,18 @@ static size_t mirror_size(const nc_guarded *g) { return NC_GUARD_FRONT + (g->siz
 /* Before a DEVICE table's call: every buffer to its device. 0 or -1. */
 static int to_device(nc_tk *k, call_buffers *b)
 {
-  if (k->device < 0)
+  if (k->feed.device < 0)
     return 0;
-  nc_cuda_set_device(k->device); /* the host makes the table's device current */
+  nc_feed_enter(&k->feed);
   for (int i = 0; i < 5; i++) {
     nc_guarded *g = buffer_at(b, i);
     if (!g->data)
       continue;
-    void *d = NULL;
-    if (nc_cuda_malloc(k->device, &d, mirror_size(g)) != 0 ||
-        nc_cuda_memcpy(d, g->data - NC_GUARD_FRONT, mirror_size(g), 1) != 0) {
-      nc_cuda_free(d);
-      nc_harness_error(k->c, "could not copy a %zu-byte buffer to device %d", g->size, k->device);
+    void *d = nc_feed_alloc(&k->feed, mirror_size(g));
+    if (!d || nc_feed_put(d, g->data - NC_GUARD_FRONT, mirror_size(g)) != 0) {
+      nc_feed_free(d);
+      nc_harness_error(k->c, "could not copy a %zu-byte buffer to device %d", g->size,
+                       k->feed.device);
       return -1;
     }
     b->device[i] = (unsigned char *)d;
@@ -230,8 +212,8 @@ static void from_device(call_buffers *b)
     nc_guarded *g = buffer_at(b, i);
     if (!b->device[i])
       continue;
-    nc_cuda_memcpy(g->data - NC_GUARD_FRONT, b->device[i], mirror_size(g), 2);
-    nc_cuda_free(b->device[i]);
+    nc_feed_get(g->data - NC_GUARD_FRONT, b->device[i], mirror_size(g));
+    nc_feed_free(b->device[i]);
     b->device[i] = NULL;
   }
 }
@@ -239,7 +221,7 @@ static void from_device(call_buffers *b)
 static void buffers_free(call_buffers *b)
 {
   for (int i = 0; i < 5; i++)
-    nc_cuda_free(b->device[i]);
+    nc_feed_free(b->device[i]);
   nc_guarded_free(&b->keys);
   nc_guarded_free(&b->rows);
   nc_guarded_free(&b->mask);
@@ -481,8 +463,7 @@ out:
 
 nve_status_t nc_tk_clear(nc_tk *k, int may_fail)
 {
-  if (k->device >= 0)
-    nc_cuda_set_device(k->device);
+  nc_feed_enter(&k->feed);
   nve_status_t s = nc_call_clear(&k->t);
   if (after_modify(k, "clear", s, may_fail, 0, NULL))
     nc_oracle_clear(k->o);

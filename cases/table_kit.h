@@ -12,6 +12,7 @@
 
 #include "calls.h"
 #include "case_api.h"
+#include "device_feed.h"
 #include "oracle.h"
 
 typedef struct nc_tk {
@@ -29,8 +30,7 @@ typedef struct nc_tk {
   int64_t mismatches;
   char mismatch[768];
   int64_t failed_ops; /* ops that returned a failure (the model forgot their keys) */
-  int device;         /* a DEVICE table's device (buffers go there), else -1 */
-  void *streams[2];   /* its contexts' streams */
+  nc_device_feed feed; /* a DEVICE table's device, streams and buffer copies */
 } nc_tk;
 
 /* Reads the table's capabilities and builds its model. A table the host

@@ -141,6 +141,22 @@ int64_t nc_call_max_row_size(const nve_ext_table_t *t)
   return v;
 }
 
+nve_buffer_location_t nc_call_location(const nve_ext_table_t *t)
+{
+  nc_trace_enter("table preferred_buffer_location");
+  nve_buffer_location_t v = t->ops->preferred_buffer_location(t->self);
+  nc_trace_leave();
+  return v;
+}
+
+int32_t nc_call_device_id(const nve_ext_table_t *t)
+{
+  nc_trace_enter("table device_id");
+  int32_t v = t->ops->device_id(t->self);
+  nc_trace_leave();
+  return v;
+}
+
 void nc_call_capabilities(const nve_ext_table_t *t, nc_table_caps *out)
 {
   nc_trace_enter("table capabilities (preferred_buffer_location .. lookup_counter_hits)");

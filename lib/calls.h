@@ -35,6 +35,8 @@ nve_status_t nc_call_get_lookup_counter(const nve_ext_table_t *t, int64_t *count
 const char *nc_call_table_last_error(const nve_ext_table_t *t);
 int64_t nc_call_key_size(const nve_ext_table_t *t);
 int64_t nc_call_max_row_size(const nve_ext_table_t *t);
+nve_buffer_location_t nc_call_location(const nve_ext_table_t *t);
+int32_t nc_call_device_id(const nve_ext_table_t *t);
 
 /* The infallible capability queries, read once as the host does. */
 typedef struct nc_table_caps {
