@@ -296,9 +296,7 @@ void nc_workload_run(nc_case *c, const nve_ext_table_t *t, nc_workload_result *o
   w.row -= w.row % 4;
   if (w.row <= 0)
     w.row = 4;
-  nve_buffer_location_t location = nc_call_location(t);
-  int device = location == NVE_BUFFER_LOCATION_DEVICE ? nc_call_device_id(t) : -1;
-  if (nc_feed_begin(c, location, device, &w.feed) != 0) {
+  if (nc_feed_begin_for(c, t, &w.feed) != 0) {
     out->status = NVE_ERROR_RUNTIME;
     out->harness = 1;
     snprintf(out->failed_op, sizeof(out->failed_op), "harness: device streams");

@@ -24,6 +24,13 @@ int nc_feed_begin(nc_case *c, nve_buffer_location_t location, int device, nc_dev
   return 0;
 }
 
+int nc_feed_begin_for(nc_case *c, const nve_ext_table_t *t, nc_device_feed *d)
+{
+  nve_buffer_location_t location = nc_call_location(t);
+  int device = location == NVE_BUFFER_LOCATION_DEVICE ? nc_call_device_id(t) : -1;
+  return nc_feed_begin(c, location, device, d);
+}
+
 void nc_feed_end(nc_device_feed *d)
 {
   if (d->device < 0)

@@ -21,6 +21,8 @@ typedef struct nc_device_feed {
 /* Sets the feed up for a table in this location (and device). 0, or -1
  * after recording a harness error (streams could not be made). */
 int nc_feed_begin(nc_case *c, nve_buffer_location_t location, int device, nc_device_feed *d);
+/* The same for table t, whose location (and device) it asks. */
+int nc_feed_begin_for(nc_case *c, const nve_ext_table_t *t, nc_device_feed *d);
 /* Contexts without streams again, the streams gone, the caller's device
  * current. */
 void nc_feed_end(nc_device_feed *d);

@@ -61,10 +61,7 @@ static int open_subject(nc_case *c, subject *s)
   memcpy(s->key, &k, 8);
   s->dkey = s->key;
   s->dvalues = s->values;
-  nve_buffer_location_t location = nc_call_location(&s->t);
-  if (!s->values ||
-      nc_feed_begin(c, location, location == NVE_BUFFER_LOCATION_DEVICE ? nc_call_device_id(&s->t) : -1,
-                    &s->feed) != 0) {
+  if (!s->values || nc_feed_begin_for(c, &s->t, &s->feed) != 0) {
     close_subject(s);
     return -1;
   }
