@@ -55,6 +55,7 @@ const char *nc_caps_location_problem(const nc_table_caps *caps, int device_count
 int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, const char *rule)
 {
   memset(k, 0, sizeof(*k));
+  k->feed.device = -1; /* host buffers until the feed begins */
   k->c = c;
   k->rule = rule;
   k->t = *t;
