@@ -288,33 +288,41 @@ static void buffers_release(device_buffers *b)
 {
   void *all[] = {b->keys, b->rows, b->mask, b->out, b->sizes};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-    nc_cuda_free(all[i]);
+    nc_feed_free(all[i]);
   memset(b, 0, sizeof(*b));
 }
 
-static int buffers_make(nc_case *c, int device, device_buffers *b)
+/* A device copy of size bytes at host (host NULL: zeros) on the feed's
+ * device, or NULL. */
+static void *device_copy(const nc_device_feed *feed, const void *host, size_t size)
 {
-  memset(b, 0, sizeof(*b));
+  static const unsigned char zeros[ROUND_KEYS * ROUND_ROW];
+  void *dev = nc_feed_alloc(feed, size);
+  if (dev && nc_feed_put(dev, host ? host : zeros, size) != 0) {
+    nc_feed_free(dev);
+    return NULL;
+  }
+  return dev;
+}
+
+static int buffers_make(nc_case *c, const nc_device_feed *feed, device_buffers *b)
+{
   int64_t keys[ROUND_KEYS];
   for (int i = 0; i < ROUND_KEYS; i++)
     keys[i] = 1000 + i;
   static float rows[ROUND_KEYS * ROUND_ROW / 4];
   for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
     rows[i] = (float)i;
-  if (nc_cuda_malloc(device, &b->keys, sizeof(keys)) != 0 ||
-      nc_cuda_malloc(device, &b->rows, sizeof(rows)) != 0 ||
-      nc_cuda_malloc(device, &b->mask, 8 * ((ROUND_KEYS + 63) / 64)) != 0 ||
-      nc_cuda_memcpy(b->mask, (uint64_t[(ROUND_KEYS + 63) / 64]){0}, 8 * ((ROUND_KEYS + 63) / 64),
-                     1) != 0 ||
-      nc_cuda_malloc(device, &b->out, sizeof(rows)) != 0 ||
-      nc_cuda_malloc(device, &b->sizes, 8 * ROUND_KEYS) != 0 ||
-      nc_cuda_memcpy(b->keys, keys, sizeof(keys), 1) != 0 ||
-      nc_cuda_memcpy(b->rows, rows, sizeof(rows), 1) != 0) {
-    nc_harness_error(c, "could not make device buffers on device %d", device);
-    buffers_release(b);
-    return -1;
-  }
-  return 0;
+  b->keys = device_copy(feed, keys, sizeof(keys));
+  b->rows = device_copy(feed, rows, sizeof(rows));
+  b->mask = device_copy(feed, NULL, 8 * ((ROUND_KEYS + 63) / 64));
+  b->out = device_copy(feed, NULL, sizeof(rows));
+  b->sizes = device_copy(feed, NULL, 8 * ROUND_KEYS);
+  if (b->keys && b->rows && b->mask && b->out && b->sizes)
+    return 0;
+  nc_harness_error(c, "could not make device buffers on device %d", feed->device);
+  buffers_release(b);
+  return -1;
 }
 
 /* Every table callback once with device buffers, the table's device made
@@ -339,7 +347,7 @@ static int device_round(nc_case *c, const nve_ext_table_t *t, int device, int ot
       name = "find";
       s = nc_call_find(t, ROUND_KEYS, b->keys, b->mask, ROUND_ROW, b->out, b->sizes);
       uint64_t mask[(ROUND_KEYS + 63) / 64];
-      if (s == NVE_SUCCESS && hits && nc_cuda_memcpy(mask, b->mask, sizeof(mask), 2) == 0) {
+      if (s == NVE_SUCCESS && hits && nc_feed_get(mask, b->mask, sizeof(mask)) == 0) {
         *hits = 0;
         for (size_t w = 0; w < sizeof(mask) / sizeof(mask[0]); w++)
           *hits += __builtin_popcountll(mask[w]);
@@ -388,7 +396,7 @@ static int setup_open(nc_case *c, device_setup *d)
     nc_close_table(&d->f, &d->t);
     return -1;
   }
-  if (buffers_make(c, d->device, &d->b) != 0) {
+  if (buffers_make(c, &d->feed, &d->b) != 0) {
     nc_close_table(&d->f, &d->t);
     nc_feed_end(&d->feed);
     return -1;
