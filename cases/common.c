@@ -9,7 +9,9 @@
 #include "calls.h"
 #include "cuda.h"
 #include "device_feed.h"
+#include "dtype.h"
 #include "guarded.h"
+#include "table_kit.h"
 #include "violations.h"
 
 int nc_create_factory(nc_case *c, nve_ext_table_factory_t *f)
@@ -44,7 +46,38 @@ int nc_produce_table(nc_case *c, const nve_ext_table_factory_t *f, nve_ext_table
   return -1;
 }
 
+int nc_caps_block(nc_case *c, const nc_table_caps *caps)
+{
+  char why[200];
+  if (nc_caps_problem(caps, why, sizeof(why)))
+    nc_skip(c, "blocked: the host rejects the table: %s (TBL-01)", why);
+  else if (nc_caps_location_problem(caps, 0, why, sizeof(why)))
+    nc_skip(c, "blocked: the host rejects the table: %s (DEV-01)", why);
+  else
+    return 0;
+  return -1;
+}
+
 int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
+{
+  if (nc_open_table_unchecked(c, f, t) != 0)
+    return -1;
+  nc_table_caps caps;
+  nc_call_capabilities(t, &caps);
+  if (nc_caps_block(c, &caps) != 0) {
+    nc_close_table(f, t);
+    return -1;
+  }
+  /* A DEVICE table takes device buffers only (cases/device_feed.h). */
+  if (!nc_cuda_loaded() && caps.location == NVE_BUFFER_LOCATION_DEVICE) {
+    nc_skip(c, "a DEVICE table needs device buffers, and no CUDA runtime was loaded (--cuda off)");
+    nc_close_table(f, t);
+    return -1;
+  }
+  return 0;
+}
+
+int nc_open_table_unchecked(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
 {
   if (nc_create_factory(c, f) != 0)
     return -1;
@@ -65,13 +98,6 @@ int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
     nc_call_factory_destroy(f);
     return -1;
   }
-  /* A DEVICE table takes device buffers only (cases/device_feed.h). */
-  if (!nc_cuda_loaded() &&
-      nc_call_location(t) == NVE_BUFFER_LOCATION_DEVICE) {
-    nc_skip(c, "a DEVICE table needs device buffers, and no CUDA runtime was loaded (--cuda off)");
-    nc_close_table(f, t);
-    return -1;
-  }
   return 0;
 }
 
@@ -83,21 +109,21 @@ void nc_close_table(const nve_ext_table_factory_t *f, const nve_ext_table_t *t)
 
 /* ---- the workload ------------------------------------------------------- */
 
+/* Keys per batch, fewer for wide rows (nc_batch_for_rows). */
 #define BATCH 5000
-#define ROW_CAP 256
 
-static uint64_t next_random(uint64_t *s)
-{
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
+/* FNV-1a over 8-byte words, then the odd bytes: wide rows are hashed
+ * a word at a time. */
 static uint64_t fnv(uint64_t h, const void *data, size_t len)
 {
   const unsigned char *p = data;
-  for (size_t i = 0; i < len; i++)
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t word;
+    memcpy(&word, p + i, 8);
+    h = (h ^ word) * 0x100000001b3ull;
+  }
+  for (; i < len; i++)
     h = (h ^ p[i]) * 0x100000001b3ull;
   return h;
 }
@@ -108,7 +134,8 @@ enum { KEYS, VALUES, MASK, SIZES, OUT, BUFFERS };
 typedef struct workload {
   nc_case *c;
   const nve_ext_table_t *t;
-  int64_t key_size, row;
+  int64_t key_size, row, batch;
+  nve_data_type_t dtype;
   nc_guarded g[BUFFERS];
   void *dev[BUFFERS]; /* NULL for a HOST table */
   nc_device_feed feed;
@@ -194,9 +221,9 @@ static int buffers_make(workload *w)
   static const char *const names[BUFFERS] = {"workload keys", "workload values",
                                              "workload hit_mask", "workload value_sizes",
                                              "workload find values"};
-  const size_t sizes[BUFFERS] = {(size_t)BATCH * 8, (size_t)(BATCH * w->row),
-                                 (size_t)(BATCH + 63) / 64 * 8, (size_t)BATCH * 8,
-                                 (size_t)(BATCH * w->row)};
+  const size_t sizes[BUFFERS] = {(size_t)w->batch * 8, (size_t)(w->batch * w->row),
+                                 (size_t)(w->batch + 63) / 64 * 8, (size_t)w->batch * 8,
+                                 (size_t)(w->batch * w->row)};
   int failed = 0;
   for (int i = 0; i < BUFFERS; i++) {
     failed |= nc_guarded_alloc(&w->g[i], names[i], sizes[i]);
@@ -225,43 +252,45 @@ static void buffers_free(workload *w)
 static int run_ops(workload *w, uint64_t seed)
 {
   const nve_ext_table_t *t = w->t;
-  unsigned char *keys = w->g[KEYS].data;
-  float *values = (float *)w->g[VALUES].data;
-  uint64_t rng = seed;
-  for (int64_t i = 0; i < BATCH; i++) {
+  unsigned char *keys = w->g[KEYS].data, *values = w->g[VALUES].data;
+  int64_t batch = w->batch;
+  for (int64_t i = 0; i < batch; i++) {
     /* Distinct keys: a seeded offset plus a stride, in the key's width. */
     uint64_t k = (seed % 100000) * 7 + (uint64_t)i * 13 + 1;
     memcpy(keys + i * w->key_size, &k, (size_t)w->key_size);
   }
-  for (int64_t i = 0; i < BATCH * w->row / 4; i++)
-    values[i] = (float)(next_random(&rng) % 1000) / 8.0f;
-  if (to_table(w, KEYS, (size_t)(BATCH * w->key_size)) ||
-      to_table(w, VALUES, (size_t)(BATCH * w->row)))
+  nc_fill_rows(values, batch, w->row, w->row, w->dtype, seed);
+  if (to_table(w, KEYS, (size_t)(batch * w->key_size)) ||
+      to_table(w, VALUES, (size_t)(batch * w->row)))
     return harness_failed(w, "copy keys and rows");
-  int64_t half = BATCH / 2, quarter = BATCH / 4;
+  int64_t half = batch / 2, quarter = batch / 4;
   nc_feed_enter(&w->feed);
   if (step(w, "reset_lookup_counter", nc_call_reset_lookup_counter(t)) != 0 ||
-      step(w, "insert",
-           nc_call_insert(t, BATCH, arg(w, KEYS), w->row, w->row, arg(w, VALUES))) != 0 ||
-      find_and_digest(w, BATCH) != 0)
+      step(w, "insert", nc_call_insert(t, batch, arg(w, KEYS), w->row, w->row, arg(w, VALUES))) != 0 ||
+      find_and_digest(w, batch) != 0)
     return -1;
-  for (int64_t i = 0; i < half * w->row / 4; i++)
-    values[i] += 1.0f;
+  nc_fill_rows(values, half, w->row, w->row, w->dtype, seed + 1);
   if (to_table(w, VALUES, (size_t)(half * w->row)))
     return harness_failed(w, "copy rows");
   nc_feed_enter(&w->feed);
   if (step(w, "update", nc_call_update(t, half, arg(w, KEYS), w->row, w->row, arg(w, VALUES))) != 0 ||
-      find_and_digest(w, BATCH) != 0)
+      find_and_digest(w, batch) != 0)
     return -1;
-  nc_feed_enter(&w->feed);
-  if (step(w, "update_accumulate",
-           nc_call_update_accumulate(t, quarter, (unsigned char *)arg(w, KEYS) + quarter * w->key_size,
-                                     w->row, w->row, arg(w, VALUES), NVE_DTYPE_FLOAT32)) != 0 ||
-      find_and_digest(w, BATCH) != 0)
-    return -1;
+  /* Updates of the table's own element type, where it has one; a refusal
+   * of that combination is TBL-07's business, not the workload's. */
+  int64_t width = nc_dtype_width(w->dtype);
+  if (width && quarter > 0) {
+    nc_feed_enter(&w->feed);
+    nve_status_t s = nc_call_update_accumulate(
+        t, quarter, (unsigned char *)arg(w, KEYS) + quarter * w->key_size, w->row,
+        w->row / width * width, arg(w, VALUES), w->dtype);
+    if (s != NVE_ERROR_NOT_IMPLEMENTED && (step(w, "update_accumulate", s) != 0 ||
+                                           find_and_digest(w, batch) != 0))
+      return -1;
+  }
   nc_feed_enter(&w->feed);
   if (step(w, "erase", nc_call_erase(t, quarter, arg(w, KEYS))) != 0 ||
-      find_and_digest(w, BATCH) != 0)
+      find_and_digest(w, batch) != 0)
     return -1;
   int64_t counter = 0;
   nc_feed_enter(&w->feed);
@@ -269,7 +298,7 @@ static int run_ops(workload *w, uint64_t seed)
     return -1;
   w->res->digest = fnv(w->res->digest, &counter, sizeof(counter));
   nc_feed_enter(&w->feed);
-  if (step(w, "clear", nc_call_clear(t)) != 0 || find_and_digest(w, BATCH) != 0)
+  if (step(w, "clear", nc_call_clear(t)) != 0 || find_and_digest(w, batch) != 0)
     return -1;
   return 0;
 }
@@ -282,20 +311,22 @@ void nc_workload_run(nc_case *c, const nve_ext_table_t *t, nc_workload_result *o
   w.c = c;
   w.t = t;
   w.res = out;
-  w.key_size = nc_call_key_size(t);
-  w.row = nc_call_max_row_size(t);
-  if (w.key_size != 4 && w.key_size != 8) {
+  /* Geometry from the table (nc_open_table vouched for it): whole rows,
+   * the stride a row, fewer keys for wide rows. */
+  nc_table_caps caps;
+  nc_call_capabilities(t, &caps);
+  w.key_size = caps.key_size;
+  w.row = caps.max_row_size;
+  w.dtype = caps.dtype;
+  w.batch = nc_batch_for_rows(w.row, BATCH);
+  if (w.batch < 1 || w.row > NC_TK_ROW_MAX) {
+    nc_skip(c, "max_row_size is %lld bytes: more than the harness feeds (%d MiB per row)",
+            (long long)w.row, NC_TK_ROW_MAX >> 20);
     out->status = NVE_ERROR_INVALID_ARGUMENT;
-    snprintf(out->failed_op, sizeof(out->failed_op), "key_size");
-    snprintf(out->message, sizeof(out->message), "key size %lld is not 4 or 8",
-             (long long)w.key_size);
+    out->harness = 1;
+    snprintf(out->failed_op, sizeof(out->failed_op), "harness: row too wide");
     return;
   }
-  if (w.row > ROW_CAP)
-    w.row = ROW_CAP;
-  w.row -= w.row % 4;
-  if (w.row <= 0)
-    w.row = 4;
   if (nc_feed_begin_for(c, t, &w.feed) != 0) {
     out->status = NVE_ERROR_RUNTIME;
     out->harness = 1;

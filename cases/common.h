@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "calls.h"
 #include "case_api.h"
 #include "plugin/nve_external_plugin.h"
 
@@ -15,8 +16,15 @@ int nc_create_factory(nc_case *c, nve_ext_table_factory_t *f);
 /* Produces table 1 with the run's table config; 0, or -1 after recording. */
 int nc_produce_table(nc_case *c, const nve_ext_table_factory_t *f, nve_ext_table_t *t);
 /* Both, for cases that need a working table: handles that the host would
- * reject make the case a SKIP (VER-03 owns them). Returns 0 or -1. */
+ * reject make the case a SKIP (VER-03 owns them), and so do capabilities
+ * it would reject (TBL-01, DEV-01) and a DEVICE table without a CUDA
+ * runtime. Returns 0 or -1. */
 int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t);
+/* The same without the capability checks, for the rules that judge them. */
+int nc_open_table_unchecked(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t);
+/* When the host would reject these capabilities, skips the case with the
+ * wording every case uses ("blocked: ... (TBL-01)") and returns -1. */
+int nc_caps_block(nc_case *c, const nc_table_caps *caps);
 void nc_close_table(const nve_ext_table_factory_t *f, const nve_ext_table_t *t);
 
 typedef struct nc_workload_result {

@@ -17,15 +17,9 @@
 #include "common.h"
 #include "cuda.h"
 #include "device_feed.h"
+#include "dtype.h"
 #include "table_kit.h"
 #include "trace.h"
-
-static int table_device(const nve_ext_table_t *t)
-{
-  nc_table_caps caps;
-  nc_call_capabilities(t, &caps);
-  return caps.device_id;
-}
 
 /* The location and device of a table from the run's configs, from a
  * factory and table made and destroyed for the purpose. 0, or -1 after
@@ -34,7 +28,7 @@ static int probe_caps(nc_case *c, nc_table_caps *caps)
 {
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
-  if (nc_open_table(c, &f, &t) != 0)
+  if (nc_open_table_unchecked(c, &f, &t) != 0)
     return -1;
   nc_call_capabilities(&t, caps);
   nc_close_table(&f, &t);
@@ -81,7 +75,7 @@ static int decoy_for(nc_case *c, int need)
     return -1;
   char why[160];
   if (nc_caps_location_problem(&caps, nc_cuda_device_count(), why, sizeof(why))) {
-    nc_skip(c, "blocked: %s (DEV-01)", why);
+    nc_skip(c, "blocked: the host rejects the table: %s (DEV-01)", why);
     return -1;
   }
   if (caps.location == NVE_BUFFER_LOCATION_HOST) {
@@ -185,7 +179,8 @@ void nc_case_dev_05(nc_case *c)
   int decoy = decoy_for(c, 1);
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
-  if (decoy < 0 || nc_open_table(c, &f, &t) != 0)
+  /* Unchecked: the checks read device_id, and this query must be the first. */
+  if (decoy < 0 || nc_open_table_unchecked(c, &f, &t) != 0)
     return;
   if (make_current(c, decoy) == 0) {
     nc_trace_enter("table device_id (the first query)");
@@ -277,10 +272,17 @@ void nc_case_dev_06(nc_case *c)
 /* ---- DEV-07..09: table callbacks with device buffers ---------------------------- */
 
 #define ROUND_KEYS 64
-#define ROUND_ROW 128
+
+/* One round's geometry, from the table: its key size, whole rows of its
+ * max_row_size (fewer keys for wide rows), its element type. */
+typedef struct round_shape {
+  int64_t keys, key_size, row, update_size;
+  nve_data_type_t dtype;
+} round_shape;
 
 /* Device buffers for one round of table callbacks, on the table's device. */
 typedef struct device_buffers {
+  round_shape shape;
   void *keys, *rows, *mask, *out, *sizes;
 } device_buffers;
 
@@ -296,28 +298,52 @@ static void buffers_release(device_buffers *b)
  * device, or NULL. */
 static void *device_copy(const nc_device_feed *feed, const void *host, size_t size)
 {
-  static const unsigned char zeros[ROUND_KEYS * ROUND_ROW];
   void *dev = nc_feed_alloc(feed, size);
-  if (dev && nc_feed_put(dev, host ? host : zeros, size) != 0) {
-    nc_feed_free(dev);
-    return NULL;
+  void *zeros = host ? NULL : calloc(1, size ? size : 1);
+  if (dev && (host || zeros) && nc_feed_put(dev, host ? host : zeros, size) == 0) {
+    free(zeros);
+    return dev;
   }
-  return dev;
+  free(zeros);
+  nc_feed_free(dev);
+  return NULL;
 }
 
-static int buffers_make(nc_case *c, const nc_device_feed *feed, device_buffers *b)
+static int buffers_make(nc_case *c, const nc_device_feed *feed, const nc_table_caps *caps,
+                        device_buffers *b)
 {
-  int64_t keys[ROUND_KEYS];
-  for (int i = 0; i < ROUND_KEYS; i++)
-    keys[i] = 1000 + i;
-  static float rows[ROUND_KEYS * ROUND_ROW / 4];
-  for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-    rows[i] = (float)i;
-  b->keys = device_copy(feed, keys, sizeof(keys));
-  b->rows = device_copy(feed, rows, sizeof(rows));
-  b->mask = device_copy(feed, NULL, 8 * ((ROUND_KEYS + 63) / 64));
-  b->out = device_copy(feed, NULL, sizeof(rows));
-  b->sizes = device_copy(feed, NULL, 8 * ROUND_KEYS);
+  round_shape *sh = &b->shape;
+  sh->key_size = caps->key_size;
+  sh->row = caps->max_row_size;
+  sh->dtype = caps->dtype;
+  sh->keys = NC_TK_BUFFER_BYTES / (sh->row + 16) < ROUND_KEYS ? NC_TK_BUFFER_BYTES / (sh->row + 16)
+                                                             : ROUND_KEYS;
+  int64_t width = nc_dtype_width(sh->dtype);
+  sh->update_size = width ? sh->row / width * width : 0;
+  if (sh->keys < 1) {
+    nc_skip(c, "max_row_size is %lld bytes: more than the harness feeds", (long long)sh->row);
+    return -1;
+  }
+  unsigned char keys[ROUND_KEYS * 8];
+  for (int64_t i = 0; i < sh->keys; i++) {
+    int64_t k = 1000 + i;
+    if (sh->key_size == 4) {
+      int32_t k4 = (int32_t)k;
+      memcpy(keys + 4 * i, &k4, 4);
+    } else {
+      memcpy(keys + 8 * i, &k, 8);
+    }
+  }
+  size_t row_bytes = (size_t)(sh->keys * sh->row);
+  unsigned char *rows = malloc(row_bytes ? row_bytes : 1);
+  if (rows)
+    nc_fill_rows(rows, sh->keys, sh->row, sh->row, sh->dtype, 7);
+  b->keys = device_copy(feed, keys, (size_t)(sh->keys * sh->key_size));
+  b->rows = rows ? device_copy(feed, rows, row_bytes) : NULL;
+  b->mask = device_copy(feed, NULL, 8 * (size_t)((sh->keys + 63) / 64));
+  b->out = device_copy(feed, NULL, row_bytes);
+  b->sizes = device_copy(feed, NULL, 8 * (size_t)sh->keys);
+  free(rows);
   if (b->keys && b->rows && b->mask && b->out && b->sizes)
     return 0;
   nc_harness_error(c, "could not make device buffers on device %d", feed->device);
@@ -332,6 +358,7 @@ static int buffers_make(nc_case *c, const nc_device_feed *feed, device_buffers *
 static int device_round(nc_case *c, const nve_ext_table_t *t, int device, int other,
                         const device_buffers *b, int report, int *hits)
 {
+  const round_shape *sh = &b->shape;
   int failed = 0;
   if (hits)
     *hits = -1;
@@ -342,24 +369,34 @@ static int device_round(nc_case *c, const nve_ext_table_t *t, int device, int ot
     const char *name;
     switch (op) {
     case 0: name = "reset_lookup_counter"; s = nc_call_reset_lookup_counter(t); break;
-    case 1: name = "insert"; s = nc_call_insert(t, ROUND_KEYS, b->keys, ROUND_ROW, ROUND_ROW, b->rows); break;
+    case 1:
+      name = "insert";
+      s = nc_call_insert(t, sh->keys, b->keys, sh->row, sh->row, b->rows);
+      break;
     case 2:
       name = "find";
-      s = nc_call_find(t, ROUND_KEYS, b->keys, b->mask, ROUND_ROW, b->out, b->sizes);
+      s = nc_call_find(t, sh->keys, b->keys, b->mask, sh->row, b->out, b->sizes);
       uint64_t mask[(ROUND_KEYS + 63) / 64];
-      if (s == NVE_SUCCESS && hits && nc_feed_get(mask, b->mask, sizeof(mask)) == 0) {
+      if (s == NVE_SUCCESS && hits &&
+          nc_feed_get(mask, b->mask, 8 * (size_t)((sh->keys + 63) / 64)) == 0) {
         *hits = 0;
-        for (size_t w = 0; w < sizeof(mask) / sizeof(mask[0]); w++)
+        for (int64_t w = 0; w < (sh->keys + 63) / 64; w++)
           *hits += __builtin_popcountll(mask[w]);
       }
       break;
-    case 3: name = "update"; s = nc_call_update(t, ROUND_KEYS, b->keys, ROUND_ROW, ROUND_ROW, b->rows); break;
-    case 4:
-      name = "update_accumulate";
-      s = nc_call_update_accumulate(t, ROUND_KEYS, b->keys, ROUND_ROW, ROUND_ROW, b->rows,
-                                    NVE_DTYPE_FLOAT32);
+    case 3:
+      name = "update";
+      s = nc_call_update(t, sh->keys, b->keys, sh->row, sh->row, b->rows);
       break;
-    case 5: name = "erase"; s = nc_call_erase(t, ROUND_KEYS / 2, b->keys); break;
+    case 4:
+      /* Updates of the table's own element type, where it has one; a
+       * refusal of the combination is TBL-07's business. */
+      name = "update_accumulate";
+      s = sh->update_size ? nc_call_update_accumulate(t, sh->keys, b->keys, sh->row,
+                                                      sh->update_size, b->rows, sh->dtype)
+                          : NVE_SUCCESS;
+      break;
+    case 5: name = "erase"; s = nc_call_erase(t, sh->keys / 2, b->keys); break;
     default: name = "clear"; s = nc_call_clear(t); break;
     }
     if (s != NVE_SUCCESS && !(op == 4 && s == NVE_ERROR_NOT_IMPLEMENTED)) {
@@ -391,12 +428,14 @@ static int setup_open(nc_case *c, device_setup *d)
   d->other = decoy_for(c, 0);
   if (d->other < 0 || nc_open_table(c, &d->f, &d->t) != 0)
     return -1;
-  d->device = table_device(&d->t);
+  nc_table_caps caps;
+  nc_call_capabilities(&d->t, &caps);
+  d->device = caps.device_id;
   if (nc_feed_begin(c, NVE_BUFFER_LOCATION_DEVICE, d->device, &d->feed) != 0) {
     nc_close_table(&d->f, &d->t);
     return -1;
   }
-  if (buffers_make(c, &d->feed, &d->b) != 0) {
+  if (buffers_make(c, &d->feed, &caps, &d->b) != 0) {
     nc_close_table(&d->f, &d->t);
     nc_feed_end(&d->feed);
     return -1;
@@ -483,8 +522,8 @@ void nc_case_dev_09(nc_case *c)
     failed = device_round(c, &d.t, d.device, d.other, &d.b, 1, &hits);
   if (!failed)
     nc_note(c, "every table callback", "works with the table's device made current",
-            "device %d made current after device %d, 7 callbacks; find hit %d of the %d keys "
-            "just inserted (insert is best effort)",
-            d.device, d.other, hits, ROUND_KEYS);
+            "device %d made current after device %d, 7 callbacks on %lld keys of %lld bytes; "
+            "find hit %d of the keys just inserted (insert is best effort)",
+            d.device, d.other, (long long)d.b.shape.keys, (long long)d.b.shape.row, hits);
   setup_close(&d);
 }

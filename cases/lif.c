@@ -24,14 +24,14 @@
  * broken op fails its own rule rather than every lifecycle. */
 static void exercise(nc_tk *k, uint64_t tag)
 {
-  int64_t keys[KEYS];
-  nc_tk_key_range(keys, KEYS, 5000);
-  if (nc_tk_insert(k, KEYS, keys, 0, tag, 0) != NVE_SUCCESS)
+  int64_t keys[KEYS], n = nc_tk_batch(k, KEYS);
+  nc_tk_keys(k, keys, n, 5000);
+  if (nc_tk_insert(k, n, keys, 0, tag, 0) != NVE_SUCCESS)
     return;
-  nc_tk_update(k, KEYS / 2, keys, 0, tag + 1, 0);
-  nc_tk_find(k, KEYS, keys, NULL, NULL);
-  nc_tk_insert(k, KEYS / 2, keys + KEYS / 2, 0, tag + 2, 0);
-  nc_tk_find(k, KEYS, keys, NULL, NULL);
+  nc_tk_update(k, n / 2, keys, 0, tag + 1, 0);
+  nc_tk_find(k, n, keys, NULL, NULL);
+  nc_tk_insert(k, n - n / 2, keys + n / 2, 0, tag + 2, 0);
+  nc_tk_find(k, n, keys, NULL, NULL);
 }
 
 void nc_case_lif_01(nc_case *c)
@@ -70,21 +70,21 @@ static int second_table(nc_case *c, const nve_ext_table_factory_t *f, nc_tk *k)
  * alone: the models (one per table) notice any crosstalk. */
 static void independent(nc_tk *a, nc_tk *b)
 {
-  int64_t keys[2 * KEYS];
-  nc_tk_key_range(keys, 2 * KEYS, 7000);
-  if (nc_tk_insert(a, KEYS, keys, 0, 1, 0) != NVE_SUCCESS ||
-      nc_tk_insert(b, KEYS, keys, 0, 2, 0) != NVE_SUCCESS)
+  int64_t keys[2 * KEYS], n = nc_tk_batch(a, 2 * KEYS) / 2;
+  nc_tk_keys(a, keys, 2 * n, 7000);
+  if (nc_tk_insert(a, n, keys, 0, 1, 0) != NVE_SUCCESS ||
+      nc_tk_insert(b, n, keys, 0, 2, 0) != NVE_SUCCESS)
     return;
-  nc_tk_insert(b, KEYS / 2, keys + KEYS, 0, 3, 0); /* keys a never saw */
-  nc_tk_update(a, KEYS, keys, 0, 4, 0);
-  nc_tk_find(a, 2 * KEYS, keys, NULL, NULL);
-  nc_tk_find(b, 2 * KEYS, keys, NULL, NULL);
+  nc_tk_insert(b, n / 2, keys + n, 0, 3, 0); /* keys a never saw */
+  nc_tk_update(a, n, keys, 0, 4, 0);
+  nc_tk_find(a, 2 * n, keys, NULL, NULL);
+  nc_tk_find(b, 2 * n, keys, NULL, NULL);
   /* Removals in one table leave the other alone (only the untouched
    * table is read: erase and clear themselves are TBL-08's). */
-  nc_tk_erase(b, KEYS / 2, keys, 0);
-  nc_tk_find(a, 2 * KEYS, keys, NULL, NULL);
+  nc_tk_erase(b, n / 2, keys, 0);
+  nc_tk_find(a, 2 * n, keys, NULL, NULL);
   nc_tk_clear(a, 0);
-  nc_tk_find(b, KEYS / 2, keys + KEYS / 2, NULL, NULL);
+  nc_tk_find(b, n - n / 2, keys + n / 2, NULL, NULL);
 }
 
 void nc_case_lif_02(nc_case *c)

@@ -42,6 +42,8 @@ typedef struct sequence {
 typedef struct params {
   size_t ops;
   int64_t large, pool_keys;
+  int64_t cap;     /* the most keys per call the table's rows allow (nc_tk_batch) */
+  int64_t regular; /* the most keys of an ordinary batch */
 } params;
 
 static uint64_t rnd(uint64_t *s)
@@ -56,11 +58,14 @@ static int64_t batch_size(uint64_t *s, const params *p)
 {
   static const int64_t edges[] = {0, 1, 63, 64, 65};
   uint64_t r = rnd(s) % 100;
+  int64_t n;
   if (r < 25)
-    return edges[rnd(s) % 5];
-  if (r < 90)
-    return 2 + (int64_t)(rnd(s) % 199);
-  return p->large / 4 + (int64_t)(rnd(s) % (uint64_t)(p->large - p->large / 4));
+    n = edges[rnd(s) % 5];
+  else if (r < 90)
+    n = 2 + (int64_t)(rnd(s) % (uint64_t)(p->regular - 1));
+  else
+    n = p->large / 4 + (int64_t)(rnd(s) % (uint64_t)(p->large - p->large / 4));
+  return n < p->cap ? n : p->cap;
 }
 
 /* Keys: mostly from a pool (so ops meet the same keys again), sometimes at
@@ -88,7 +93,7 @@ static int generate(sequence *q, const nc_tk *k, uint64_t seed, const params *p)
   if (!q->ops)
     return -1;
   uint64_t s = seed;
-  int accumulate = k->caps.dtype == NVE_DTYPE_FLOAT32;
+  int accumulate = nc_tk_update_size(k, k->caps.dtype, 0) > 0;
   for (size_t i = 0; i < p->ops; i++) {
     rop *o = &q->ops[q->count++];
     uint64_t r = rnd(&s) % 100;
@@ -137,7 +142,9 @@ static void sequence_free(sequence *q)
 static void probe(nc_tk *k, const sequence *q, const rop *o, uint64_t *s)
 {
   int64_t keys[256 + 16];
-  int64_t n = o->n < 256 ? o->n : 256;
+  int64_t room = nc_tk_batch(k, 256 + 16) - 16, n = o->n < room ? o->n : room;
+  if (n < 0)
+    n = 0;
   memcpy(keys, q->arena + o->first, (size_t)n * sizeof(int64_t));
   for (int j = 0; j < 16; j++) {
     size_t from = (size_t)(rnd(s) % (q->arena_len ? q->arena_len : 1));
@@ -158,7 +165,8 @@ static void run_op(nc_tk *k, const sequence *q, const rop *o, uint64_t *s)
     nc_tk_update(k, o->n, keys, stride, o->tag, 1);
     break;
   case OP_ACCUMULATE:
-    nc_tk_accumulate(k, o->n, keys, NVE_DTYPE_FLOAT32, k->row, o->tag, 1);
+    nc_tk_accumulate(k, o->n, keys, k->caps.dtype, nc_tk_update_size(k, k->caps.dtype, 0),
+                     o->tag, 1);
     break;
   case OP_ERASE:
     nc_tk_erase(k, o->n, keys, 1);
@@ -319,7 +327,22 @@ void nc_case_tbl_11(nc_case *c)
   nc_tk k;
   if (nc_tk_open(&k, &f, c, "TBL-11") != 0)
     return;
-  params p = c->cfg->stress ? (params){20000, 20000, 20000} : (params){2000, 4096, 512};
+  params p = c->cfg->stress ? (params){20000, 20000, 20000, 0, 200}
+                            : (params){2000, 4096, 512, 0, 200};
+  /* Wide rows: fewer keys per op and fewer ops, so that a sequence moves
+   * about as many bytes as one of 4 KiB rows. */
+  p.cap = nc_tk_batch(&k, p.large);
+  int64_t wide = k.row / 4096;
+  if (wide > 1) {
+    p.large = p.large / wide > 8 ? p.large / wide : 8;
+    p.regular = p.regular / wide > 4 ? p.regular / wide : 4;
+    if (!c->cfg->stress)
+      p.ops = p.ops / (size_t)wide > 300 ? p.ops / (size_t)wide : 300;
+    nc_note(c, "sequence size", "2000 ops of up to 4096 keys",
+            "rows of %lld bytes: %zu ops, ordinary batches up to %lld keys and large ones up to "
+            "%lld",
+            (long long)k.row, p.ops, (long long)p.regular, (long long)p.large);
+  }
   sequence q;
   uint64_t seed = c->cfg->seed;
   size_t *idx = NULL;

@@ -80,19 +80,45 @@ static size_t page_size(void)
 
 static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
+/* The pattern repeats every 256 bytes: byte i is 0xa5 ^ ((i + salt) * 131)
+ * mod 256. Two periods in a table let any salt start a block copy. */
+#define PERIOD 256
+
+static unsigned char pattern[2 * PERIOD];
+
+static void make_pattern(void)
+{
+  for (size_t i = 0; i < sizeof(pattern); i++)
+    pattern[i] = (unsigned char)(0xa5u ^ (i * 131u));
+}
+
+static const unsigned char *pattern_table(void)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, make_pattern);
+  return pattern;
+}
+
 void nc_canary_fill(void *p, size_t len, size_t salt)
 {
+  const unsigned char *from = pattern_table() + salt % PERIOD;
   unsigned char *b = p;
-  for (size_t i = 0; i < len; i++)
-    b[i] = (unsigned char)(0xa5u ^ ((i + salt) * 131u));
+  for (size_t done = 0; done < len; done += PERIOD)
+    memcpy(b + done, from, len - done < PERIOD ? len - done : PERIOD);
 }
 
 long nc_canary_damage(const void *p, size_t len, size_t salt)
 {
+  const unsigned char *from = pattern_table() + salt % PERIOD;
   const unsigned char *b = p;
-  for (size_t i = 0; i < len; i++)
-    if (b[i] != (unsigned char)(0xa5u ^ ((i + salt) * 131u)))
-      return (long)i;
+  for (size_t done = 0; done < len; done += PERIOD) {
+    size_t n = len - done < PERIOD ? len - done : PERIOD;
+    if (memcmp(b + done, from, n) == 0)
+      continue;
+    for (size_t i = 0; i < n; i++)
+      if (b[done + i] != from[i])
+        return (long)(done + i);
+  }
   return -1;
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "oracle.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "dtype.h"
 
 /* More rows than this for one key and the model gives up on its bytes. */
 #define CANDIDATES 4
@@ -14,12 +15,14 @@ typedef struct entry {
   uint8_t any;       /* any bytes may come back (an op failed part-way) */
   uint8_t absent_ok; /* a miss is allowed */
   uint8_t ncand;     /* rows a hit may return; 0 and !any: must be absent */
+  uint8_t room;      /* rows allocated (grown as candidates come) */
   uint32_t batch;    /* the op that last wrote it, for duplicate keys */
   unsigned char *rows;
 } entry;
 
 struct nc_oracle {
   int key_size, exact;
+  nve_data_type_t dtype;
   int64_t row, invalid_key;
   entry *slots;
   size_t capacity, used;
@@ -27,12 +30,14 @@ struct nc_oracle {
   uint32_t batch;
 };
 
-nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, int exact, int64_t invalid_key)
+nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, nve_data_type_t dtype, int exact,
+                         int64_t invalid_key)
 {
   nc_oracle *o = calloc(1, sizeof(*o));
   if (!o)
     return NULL;
   o->key_size = key_size;
+  o->dtype = dtype;
   o->row = row_bytes;
   o->exact = exact;
   o->invalid_key = key_size == 4 ? (int64_t)(int32_t)invalid_key : invalid_key;
@@ -117,11 +122,22 @@ static entry *entry_for(nc_oracle *o, int64_t key)
   e->key = key;
   e->any = (uint8_t)o->all_unknown;
   e->absent_ok = 1;
-  e->rows = malloc((size_t)(o->row * CANDIDATES));
-  if (!e->rows)
-    abort();
   o->used++;
   return e;
+}
+
+/* Room for candidate c in e (rows are allocated as they come: wide rows
+ * times many keys would not fit otherwise). */
+static unsigned char *row_slot(const nc_oracle *o, entry *e, int c)
+{
+  if (c >= e->room) {
+    unsigned char *rows = realloc(e->rows, (size_t)o->row * (size_t)(c + 1));
+    if (!rows)
+      abort();
+    e->rows = rows;
+    e->room = (uint8_t)(c + 1);
+  }
+  return e->rows + (size_t)c * (size_t)o->row;
 }
 
 static int present_possible(const entry *e) { return e->any || e->ncand > 0; }
@@ -130,7 +146,7 @@ static void set_row(const nc_oracle *o, entry *e, const void *row)
 {
   e->any = 0;
   e->ncand = 1;
-  memcpy(e->rows, row, (size_t)o->row);
+  memcpy(row_slot(o, e, 0), row, (size_t)o->row);
 }
 
 /* Adds a row a hit may return; past CANDIDATES, any bytes are accepted. */
@@ -146,7 +162,7 @@ static void add_row(const nc_oracle *o, entry *e, const void *row)
     e->ncand = 0;
     return;
   }
-  memcpy(e->rows + e->ncand * o->row, row, (size_t)o->row);
+  memcpy(row_slot(o, e, e->ncand), row, (size_t)o->row);
   e->ncand++;
 }
 
@@ -185,28 +201,15 @@ void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
   }
 }
 
-float nc_half_to_float(uint16_t h)
-{
-  int sign = h >> 15, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  float v;
-  if (exponent == 0)
-    v = ldexpf((float)mantissa, -24);
-  else if (exponent == 31)
-    v = mantissa ? NAN : INFINITY;
-  else
-    v = ldexpf((float)(mantissa | 0x400), exponent - 25);
-  return sign ? -v : v;
-}
-
 int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                          int64_t size, const void *updates, nve_data_type_t dtype)
 {
-  int64_t width = dtype == NVE_DTYPE_FLOAT32 ? 4 : dtype == NVE_DTYPE_FLOAT16 ? 2 : 0;
-  if (!width)
+  int64_t row_width = nc_dtype_width(o->dtype), width = nc_dtype_width(dtype);
+  if (!row_width || !width)
     return -1;
   int64_t elements = size / width;
-  if (elements * 4 > o->row)
-    elements = o->row / 4;
+  if (elements * row_width > o->row)
+    elements = o->row / row_width;
   o->batch++;
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
@@ -219,17 +222,14 @@ int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stri
     for (int c = 0; c < e->ncand; c++) {
       unsigned char *row = e->rows + c * o->row;
       for (int64_t k = 0; k < elements; k++) {
-        float a, b;
-        memcpy(&a, row + 4 * k, 4);
-        if (width == 4) {
-          memcpy(&b, src + 4 * k, 4);
-        } else {
-          uint16_t h;
-          memcpy(&h, src + 2 * k, 2);
-          b = nc_half_to_float(h);
+        double sum = nc_dtype_decode(o->dtype, row + row_width * k) +
+                     nc_dtype_decode(dtype, src + width * k);
+        /* A sum the table's type cannot hold exactly may be rounded in
+         * more than one reasonable way: its bytes are not predicted. */
+        if (!nc_dtype_encode(o->dtype, sum, row + row_width * k)) {
+          e->any = 1;
+          e->ncand = 0;
         }
-        a += b;
-        memcpy(row + 4 * k, &a, 4);
       }
     }
   }
@@ -289,7 +289,7 @@ nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, cons
     return NC_ORACLE_OK;
   int64_t best = -1;
   for (int c = 0; c < ncand; c++) {
-    const unsigned char *want = e->rows + c * o->row, *got = bytes;
+    const unsigned char *want = e->rows + (size_t)c * (size_t)o->row, *got = bytes;
     int64_t k = 0;
     while (k < o->row && want[k] == got[k])
       k++;

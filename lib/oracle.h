@@ -19,8 +19,10 @@
 typedef struct nc_oracle nc_oracle;
 
 /* A model of a table with key_size 4 or 8 and rows of row_bytes (what the
- * harness writes per key). exact: a stored key may not go missing. */
-nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, int exact, int64_t invalid_key);
+ * harness writes per key) whose elements are of dtype (for accumulate).
+ * exact: a stored key may not go missing. */
+nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, nve_data_type_t dtype, int exact,
+                         int64_t invalid_key);
 void nc_oracle_free(nc_oracle *o);
 
 /* Key i of a batch, widened to 64 bits (4-byte keys are signed). */
@@ -31,8 +33,11 @@ void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                       const void *rows);
 void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                       const void *rows);
-/* Adds size bytes of updates of dtype (FLOAT32 or FLOAT16) element-wise into
- * float32 rows. Returns -1 (and changes nothing) for another dtype. */
+/* Adds size bytes of updates of dtype element-wise into the rows (element k
+ * of an update into element k of the row, each in its own type; see
+ * dtype.h). Returns -1 (and changes nothing) when either type is not
+ * convertible. A sum the row's type cannot hold exactly leaves that key's
+ * bytes unpredicted. */
 int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                          int64_t size, const void *updates, nve_data_type_t dtype);
 void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys);
@@ -64,8 +69,5 @@ void nc_oracle_observe(nc_oracle *o, int64_t key, int hit, const void *bytes);
 const unsigned char *nc_oracle_expected(const nc_oracle *o, int64_t key);
 
 const char *nc_oracle_verdict_text(nc_oracle_verdict v);
-
-/* IEEE half to float, for float16 updates. */
-float nc_half_to_float(uint16_t h);
 
 #endif

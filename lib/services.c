@@ -213,13 +213,18 @@ long nc_services_calls(const char *service)
 }
 
 /* The entry points: harness code, so the plugin's allocation accounting
- * pauses while they run, and a service call is an event OWN-03 watches. */
+ * pauses while they run, and a service call is an event OWN-03 watches.
+ * Only calls made for an op that is running (a live context) count and
+ * fail on purpose (ERR-06): a plugin thread's late call belongs to no op
+ * (SVC-04 records it). */
 #define ENTRY(NAME, INDEX, PARAMS, ARGS)                                              \
   static nve_status_t NAME PARAMS                                                     \
   {                                                                                   \
     nc_alloc_watch_event();                                                           \
-    atomic_fetch_add(&service_calls[INDEX], 1);                                       \
-    if (atomic_load(&failing_service) == INDEX)                                       \
+    int for_an_op = nc_context_state(c) == 1;                                         \
+    if (for_an_op)                                                                    \
+      atomic_fetch_add(&service_calls[INDEX], 1);                                     \
+    if (for_an_op && atomic_load(&failing_service) == INDEX)                          \
       return service_fail(NVE_ERROR_RUNTIME, "%s: failure injected by nve-conform",   \
                           service_names[INDEX]);                                      \
     nc_alloc_pause();                                                                 \

@@ -25,7 +25,9 @@ const nve_ext_nve_services_t *nc_services_table_newer(void);
 const nve_ext_nve_services_t *nc_services_table_truncated(size_t struct_size);
 
 /* ERR-06: makes every call of the named service fail with
- * NVE_ERROR_RUNTIME from now on (NULL: none), and counts calls. */
+ * NVE_ERROR_RUNTIME from now on (NULL: none), and counts calls. Both
+ * concern calls made with a live context (during the op it was issued
+ * for), on any thread. */
 void nc_services_fail(const char *service);
 long nc_services_calls(const char *service);
 

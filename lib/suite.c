@@ -23,6 +23,7 @@
 #include "config.h"
 #include "cuda.h"
 #include "gate.h"
+#include "json_span.h"
 #include "report.h"
 #include "pool.h"
 #include "runner.h"
@@ -484,13 +485,16 @@ static void release_owned(void)
     free(owned_text[--owned_count]);
 }
 
-/* A config member of a profile: an object (passed on as JSON text) or a
- * string (passed on as it is). */
-static const char *profile_config(const cJSON *item)
+/* A config member of a profile: a string is passed on as it is, anything
+ * else as its JSON text exactly as the profile wrote it (path leads to it
+ * in the profile's text), so large numbers reach the plugin unchanged. */
+static const char *profile_config(const cJSON *item, const char *text, const char *const *path,
+                                  size_t depth)
 {
   if (cJSON_IsString(item))
     return keep(strdup(item->valuestring));
-  return keep(cJSON_PrintUnformatted(item));
+  char *raw = nc_json_value_text(text, path, depth);
+  return keep(raw ? raw : cJSON_PrintUnformatted(item));
 }
 
 /* Reads the profile (README "Profiles"). Options given on the command line
@@ -501,9 +505,9 @@ static int load_profile(const nc_options *opt, nc_config *cfg, nc_report *r)
   if (!text)
     return usage_fail(r, "cannot open profile '%s': %s", opt->profile_path, strerror(errno));
   cJSON *p = text ? cJSON_Parse(text) : NULL;
-  free(text);
   if (!cJSON_IsObject(p)) {
     cJSON_Delete(p);
+    free(text);
     return usage_fail(r, "profile '%s' is not a JSON object", opt->profile_path);
   }
   int rc = 0;
@@ -511,16 +515,21 @@ static int load_profile(const nc_options *opt, nc_config *cfg, nc_report *r)
   cJSON_ArrayForEach(item, p)
   {
     const char *k = item->string;
+    const char *member[] = {k};
     if (strcmp(k, "factory_config") == 0) {
       if (!opt->factory_config)
-        cfg->factory_config = profile_config(item);
+        cfg->factory_config = profile_config(item, text, member, 1);
     } else if (strcmp(k, "table_config") == 0) {
       if (!opt->table_config)
-        cfg->table_config = profile_config(item);
+        cfg->table_config = profile_config(item, text, member, 1);
     } else if (strcmp(k, "failing_configs") == 0 && cJSON_IsArray(item)) {
       const cJSON *fc;
+      int index = 0;
       cJSON_ArrayForEach(fc, item)
       {
+        char at[24];
+        snprintf(at, sizeof(at), "#%d", index++);
+        const char *entry[] = {k, at, "config"};
         const char *target = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fc, "target"));
         const cJSON *config = cJSON_GetObjectItemCaseSensitive(fc, "config");
         if (!target || !config || (strcmp(target, "factory") && strcmp(target, "table"))) {
@@ -531,7 +540,7 @@ static int load_profile(const nc_options *opt, nc_config *cfg, nc_report *r)
         }
         if (cfg->failing_count < sizeof(cfg->failing) / sizeof(cfg->failing[0])) {
           cfg->failing[cfg->failing_count].target = strcmp(target, "table") == 0;
-          cfg->failing[cfg->failing_count].json = profile_config(config);
+          cfg->failing[cfg->failing_count].json = profile_config(config, text, entry, 3);
           const cJSON *st = cJSON_GetObjectItemCaseSensitive(fc, "status");
           cfg->failing[cfg->failing_count].status = cJSON_IsNumber(st) ? st->valueint : -1;
           cfg->failing_count++;
@@ -551,6 +560,7 @@ static int load_profile(const nc_options *opt, nc_config *cfg, nc_report *r)
     }
   }
   cJSON_Delete(p);
+  free(text);
   if (rc == 0) {
     free(r->factory_config);
     free(r->table_config);

@@ -35,3 +35,20 @@ run_nc() {
   "$NC" "$@" >"$WORK/stdout" 2>"$WORK/stderr"
   status=$?
 }
+
+# make_generated_plugins DIR: the files of the fixture table that are not
+# loadable plugins (gen:NAME), made here rather than committed.
+make_generated_plugins() {
+  mkdir -p "$1"
+  : >"$1/empty.so"
+  printf 'This is not a shared object.\n' >"$1/text.so"
+  head -c 40 "$REFERENCE" >"$1/truncated.so"
+  # The reference plugin with e_machine (offset 18) set to AArch64 (183), or
+  # to x86-64 (62) when this host is AArch64.
+  cp "$REFERENCE" "$1/foreign-machine.so"
+  if [ "$(uname -m)" = aarch64 ]; then m='\076'; else m='\267'; fi
+  printf "$m\000" | dd of="$1/foreign-machine.so" bs=1 seek=18 conv=notrunc 2>/dev/null
+  # An ELF32 header.
+  printf '\177ELF\001\001\001\000\000\000\000\000\000\000\000\000\003\000\003\000' >"$1/elf32.so"
+  head -c 100 /dev/zero >>"$1/elf32.so"
+}

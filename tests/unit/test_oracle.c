@@ -27,7 +27,7 @@ static nc_oracle_verdict check(nc_oracle *o, int64_t key, int hit, float a, floa
 static void test_insert_then_find(void **state)
 {
   (void)state;
-  nc_oracle *o = nc_oracle_new(8, ROW, 0, -1);
+  nc_oracle *o = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 0, -1);
   int64_t keys[2] = {5, 6};
   unsigned char rows[2 * ROW];
   row_of(1, 2, rows);
@@ -43,7 +43,7 @@ static void test_insert_then_find(void **state)
 static void test_exact_table_may_not_miss(void **state)
 {
   (void)state;
-  nc_oracle *o = nc_oracle_new(8, ROW, 1, -1);
+  nc_oracle *o = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 1, -1);
   int64_t keys[2] = {5, -1};
   unsigned char rows[2 * ROW];
   row_of(1, 2, rows);
@@ -57,7 +57,7 @@ static void test_exact_table_may_not_miss(void **state)
 static void test_update_never_inserts_and_reinsert_may_keep(void **state)
 {
   (void)state;
-  nc_oracle *o = nc_oracle_new(4, ROW, 0, -1);
+  nc_oracle *o = nc_oracle_new(4, ROW, NVE_DTYPE_FLOAT32, 0, -1);
   int32_t keys[2] = {1, 2};
   unsigned char rows[2 * ROW];
   row_of(1, 1, rows);
@@ -76,7 +76,7 @@ static void test_update_never_inserts_and_reinsert_may_keep(void **state)
 static void test_accumulate_erase_clear_forget(void **state)
 {
   (void)state;
-  nc_oracle *o = nc_oracle_new(8, ROW, 0, -1);
+  nc_oracle *o = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 0, -1);
   int64_t keys[2] = {1, 2};
   unsigned char rows[2 * ROW];
   row_of(1, 2, rows);
@@ -89,9 +89,15 @@ static void test_accumulate_erase_clear_forget(void **state)
   uint16_t halves[2] = {0x3c00, 0xc000};                       /* 1.0 and -2.0 */
   assert_int_equal(nc_oracle_accumulate(o, 1, keys, 4, 4, halves, NVE_DTYPE_FLOAT16), 0);
   assert_int_equal(check(o, 1, 1, 3, 2), NC_ORACLE_OK);
-  assert_int_equal(nc_oracle_accumulate(o, 1, keys, 4, 4, halves, NVE_DTYPE_E4M3), -1);
+  unsigned char fp8[2] = {0x38, 0xc0}; /* e4m3 1.0 and -2.0 */
+  assert_int_equal(nc_oracle_accumulate(o, 1, keys, 2, 2, fp8, NVE_DTYPE_E4M3), 0);
+  assert_int_equal(check(o, 1, 1, 4, 0), NC_ORACLE_OK);
+  assert_int_equal(nc_oracle_accumulate(o, 1, keys, 4, 4, halves, NVE_DTYPE_QINT8_ROWWISE_F32),
+                   -1);
+  assert_int_equal(nc_oracle_accumulate(o, 1, keys, 4, 4, halves, (nve_data_type_t)99), -1);
+  assert_int_equal(check(o, 1, 1, 4, 0), NC_ORACLE_OK); /* unchanged by the refused ones */
   nc_oracle_erase(o, 1, keys);
-  assert_int_equal(check(o, 1, 1, 3, 2), NC_ORACLE_HIT_ABSENT);
+  assert_int_equal(check(o, 1, 1, 4, 0), NC_ORACLE_HIT_ABSENT);
   nc_oracle_insert(o, 1, keys, ROW, rows);
   nc_oracle_forget(o, 1, keys); /* a failed op: any bytes */
   assert_int_equal(check(o, 1, 1, 99, 99), NC_ORACLE_OK);
@@ -102,13 +108,41 @@ static void test_accumulate_erase_clear_forget(void **state)
   nc_oracle_free(o);
 }
 
-static void test_half_to_float(void **state)
+/* Rows of another element type: sums are computed in the row's type, and a
+ * sum it cannot hold exactly leaves the bytes open. */
+static void test_accumulate_into_narrow_rows(void **state)
 {
   (void)state;
-  assert_true(nc_half_to_float(0x3c00) == 1.0f);
-  assert_true(nc_half_to_float(0xc000) == -2.0f);
-  assert_true(nc_half_to_float(0x0001) == 5.9604644775390625e-08f);
-  assert_true(nc_half_to_float(0x7bff) == 65504.0f);
+  nc_oracle *o = nc_oracle_new(8, 4, NVE_DTYPE_FLOAT16, 0, -1);
+  int64_t key = 3;
+  uint16_t row[2] = {0x3c00, 0x6800}; /* 1.0 and 2048.0 */
+  nc_oracle_insert(o, 1, &key, 4, row);
+  float ups[2] = {2.0f, 0.0f};
+  assert_int_equal(nc_oracle_accumulate(o, 1, &key, 8, 8, ups, NVE_DTYPE_FLOAT32), 0);
+  uint16_t want[2] = {0x4200, 0x6800}; /* 3.0 and 2048.0 */
+  assert_int_equal(nc_oracle_check(o, key, 1, want, 4, NULL), NC_ORACLE_OK);
+  uint16_t wrong[2] = {0x3c00, 0x6800};
+  assert_int_equal(nc_oracle_check(o, key, 1, wrong, 4, NULL), NC_ORACLE_WRONG_BYTES);
+  ups[1] = 1.0f; /* 2049 is not a half: the result is not predicted */
+  assert_int_equal(nc_oracle_accumulate(o, 1, &key, 8, 8, ups, NVE_DTYPE_FLOAT32), 0);
+  assert_int_equal(nc_oracle_check(o, key, 1, wrong, 4, NULL), NC_ORACLE_OK);
+  nc_oracle_free(o);
+}
+
+/* Opaque rows (no element type) are stored and compared, never summed. */
+static void test_opaque_rows(void **state)
+{
+  (void)state;
+  nc_oracle *o = nc_oracle_new(8, 6, NVE_DTYPE_UNKNOWN, 0, -1);
+  int64_t key = 9;
+  unsigned char row[6] = {1, 2, 3, 4, 5, 6}, other[6] = {1, 2, 3, 4, 5, 7};
+  nc_oracle_insert(o, 1, &key, 6, row);
+  int64_t at = -1;
+  assert_int_equal(nc_oracle_check(o, key, 1, other, 6, &at), NC_ORACLE_WRONG_BYTES);
+  assert_int_equal(at, 5);
+  assert_int_equal(nc_oracle_check(o, key, 1, row, 5, NULL), NC_ORACLE_WRONG_SIZE);
+  assert_int_equal(nc_oracle_accumulate(o, 1, &key, 6, 4, row, NVE_DTYPE_FLOAT32), -1);
+  nc_oracle_free(o);
 }
 
 int main(void)
@@ -118,7 +152,8 @@ int main(void)
       cmocka_unit_test(test_exact_table_may_not_miss),
       cmocka_unit_test(test_update_never_inserts_and_reinsert_may_keep),
       cmocka_unit_test(test_accumulate_erase_clear_forget),
-      cmocka_unit_test(test_half_to_float),
+      cmocka_unit_test(test_accumulate_into_narrow_rows),
+      cmocka_unit_test(test_opaque_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
