@@ -13,13 +13,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "catalog.h"
+#include "threads.h"
+#include "cases.h"
 #include "common.h"
 #include "cuda.h"
 #include "device_feed.h"
 #include "dtype.h"
 #include "table_kit.h"
-#include "trace.h"
+#include "callback.h"
 
 /* The location and device of a table from the run's configs, from a
  * factory and table made and destroyed for the purpose. 0, or -1 after
@@ -59,11 +60,24 @@ static int runtime_is_static(nc_case *c)
   return 1;
 }
 
-/* The decoy device for a check of a DEVICE table, or -1 after skipping
- * the case (no runtime, a HOST table, DEV-01 failing, or, when a decoy is
- * needed, one device). Without need, one device gives the table's own. */
-static int decoy_for(nc_case *c, int need)
+/* The decoys a bootstrap check makes current before the call: devices
+ * other than 0 (the runtime's default, which a careless "restore" sets)
+ * and other than the table's, at least two where the count allows (fewer,
+ * then 0 as well, on machines with few devices). */
+#define MAX_DECOYS 3
+
+typedef struct decoys {
+  int device[MAX_DECOYS];
+  int n;
+  int table_device;
+} decoys;
+
+/* Fills d for a check of a DEVICE table; -1 after skipping the case (no
+ * runtime, a HOST table, DEV-01 failing, or, when decoys are needed, one
+ * device). Without need, one device gives the table's own. */
+static int decoys_for(nc_case *c, int need, decoys *d)
 {
+  memset(d, 0, sizeof(*d));
   if (!nc_cuda_loaded()) {
     nc_skip(c, "no CUDA runtime was loaded (--cuda off)");
     return -1;
@@ -82,17 +96,25 @@ static int decoy_for(nc_case *c, int need)
     nc_skip(c, "a HOST table (device -1): the device bootstrap rules concern DEVICE tables");
     return -1;
   }
-  if (nc_cuda_device_count() < 2) {
-    if (!need)
-      return caps.device_id;
+  d->table_device = caps.device_id;
+  int count = nc_cuda_device_count();
+  for (int dev = 1; dev < count && d->n < MAX_DECOYS; dev++)
+    if (dev != caps.device_id)
+      d->device[d->n++] = dev;
+  if (d->n < 2 && caps.device_id != 0 && d->n < MAX_DECOYS)
+    d->device[d->n++] = 0; /* a second decoy where only device 0 is left */
+  if (d->n == 0) {
+    if (!need) {
+      d->device[d->n++] = caps.device_id;
+      return 0;
+    }
     nc_skip(c, "inconclusive: one device, so no decoy can be made current (try --cuda sim)");
     return -1;
   }
-  /* Not 0 (the runtime's default), and not the table's own device. */
-  int decoy = caps.device_id == 1 && nc_cuda_device_count() > 2 ? 2 : 1;
-  if (decoy == caps.device_id)
-    decoy = 0;
-  return decoy;
+  if (d->n < 2)
+    nc_note(c, "decoy devices", "two decoys, neither device 0 nor the table's",
+            "the runtime has %d device(s): only device %d could be a decoy", count, d->device[0]);
+  return 0;
 }
 
 static int make_current(nc_case *c, int device)
@@ -136,25 +158,29 @@ void nc_case_dev_01(nc_case *c)
 
 void nc_case_dev_02(nc_case *c)
 {
-  int decoy = decoy_for(c, 1);
-  if (decoy < 0 || make_current(c, decoy) != 0)
+  decoys d;
+  if (decoys_for(c, 1, &d) != 0)
     return;
-  nve_ext_table_factory_t f;
-  if (nc_create_factory(c, &f) != 0)
-    return;
-  expect_current(c, "nve_plugin_create_external_factory", decoy);
-  nc_call_factory_destroy(&f);
+  for (int i = 0; i < d.n && make_current(c, d.device[i]) == 0; i++) {
+    nve_ext_table_factory_t f;
+    if (nc_create_factory(c, &f) != 0)
+      return;
+    expect_current(c, "nve_plugin_create_external_factory", d.device[i]);
+    nc_call_factory_destroy(&f);
+  }
 }
 
 void nc_case_dev_03(nc_case *c)
 {
-  int decoy = decoy_for(c, 1);
+  decoys d;
   nve_ext_table_factory_t f;
-  nve_ext_table_t t;
-  if (decoy < 0 || nc_create_factory(c, &f) != 0)
+  if (decoys_for(c, 1, &d) != 0 || nc_create_factory(c, &f) != 0)
     return;
-  if (make_current(c, decoy) == 0 && nc_produce_table(c, &f, &t) == 0) {
-    expect_current(c, "factory produce", decoy);
+  for (int i = 0; i < d.n && make_current(c, d.device[i]) == 0; i++) {
+    nve_ext_table_t t;
+    if (nc_produce_table(c, &f, &t) != 0)
+      break;
+    expect_current(c, "factory produce", d.device[i]);
     nc_call_table_destroy(&t);
   }
   nc_call_factory_destroy(&f);
@@ -162,34 +188,42 @@ void nc_case_dev_03(nc_case *c)
 
 void nc_case_dev_04(nc_case *c)
 {
-  int decoy = decoy_for(c, 1);
-  nve_ext_table_factory_t f;
-  nve_ext_table_t t;
-  if (decoy < 0 || nc_open_table(c, &f, &t) != 0)
+  decoys d;
+  if (decoys_for(c, 1, &d) != 0)
     return;
-  nc_call_table_destroy(&t);
-  if (make_current(c, decoy) != 0)
-    return;
-  nc_call_factory_destroy(&f);
-  expect_current(c, "factory destroy", decoy);
+  for (int i = 0; i < d.n; i++) {
+    nve_ext_table_factory_t f;
+    nve_ext_table_t t;
+    if (nc_open_table(c, &f, &t) != 0)
+      return;
+    nc_call_table_destroy(&t);
+    if (make_current(c, d.device[i]) != 0)
+      return;
+    nc_call_factory_destroy(&f);
+    expect_current(c, "factory destroy", d.device[i]);
+  }
 }
 
 void nc_case_dev_05(nc_case *c)
 {
-  int decoy = decoy_for(c, 1);
-  nve_ext_table_factory_t f;
-  nve_ext_table_t t;
-  /* Unchecked: the checks read device_id, and this query must be the first. */
-  if (decoy < 0 || nc_open_table_unchecked(c, &f, &t) != 0)
+  decoys d;
+  if (decoys_for(c, 1, &d) != 0)
     return;
-  if (make_current(c, decoy) == 0) {
-    nc_trace_enter("table device_id (the first query)");
-    int32_t id = t.ops->device_id(t.self);
-    nc_trace_leave();
-    expect_current(c, "the first device_id query", decoy);
-    nc_note(c, "device_id", "the table's device", "%d", (int)id);
+  for (int i = 0; i < d.n; i++) {
+    nve_ext_table_factory_t f;
+    nve_ext_table_t t;
+    /* Unchecked: the checks read device_id, and this query must be the first. */
+    if (nc_open_table_unchecked(c, &f, &t) != 0)
+      return;
+    if (make_current(c, d.device[i]) == 0) {
+      nc_callback_enter("table device_id (the first query)");
+      int32_t id = t.ops->device_id(t.self);
+      nc_callback_leave();
+      expect_current(c, "the first device_id query", d.device[i]);
+      nc_note(c, "device_id", "the table's device", "%d", (int)id);
+    }
+    nc_close_table(&f, &t);
   }
-  nc_close_table(&f, &t);
 }
 
 /* ---- DEV-06: capabilities are constant ------------------------------------------ */
@@ -238,7 +272,8 @@ static void *read_caps(void *arg)
 
 void nc_case_dev_06(nc_case *c)
 {
-  if (decoy_for(c, 0) < 0)
+  decoys d;
+  if (decoys_for(c, 0, &d) < 0)
     return;
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
@@ -255,7 +290,7 @@ void nc_case_dev_06(nc_case *c)
   read_caps(&readers[0]); /* this thread, then others at once */
   int started = 0;
   for (int i = 0; i < CAP_THREADS; i++)
-    if (pthread_create(&threads[i], NULL, read_caps, &readers[i + 1]) == 0)
+    if (nc_thread_create(&threads[i], read_caps, &readers[i + 1]) == 0)
       started++;
   for (int i = 0; i < started; i++)
     pthread_join(threads[i], NULL);
@@ -417,7 +452,8 @@ static int device_round(nc_case *c, const nve_ext_table_t *t, int device, int ot
 typedef struct device_setup {
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
-  int device, other;
+  int device, other; /* the table's device; the first decoy */
+  decoys decoys;
   nc_device_feed feed; /* the contexts' streams on the table's device */
   device_buffers b;
 } device_setup;
@@ -425,9 +461,9 @@ typedef struct device_setup {
 static int setup_open(nc_case *c, device_setup *d)
 {
   memset(d, 0, sizeof(*d));
-  d->other = decoy_for(c, 0);
-  if (d->other < 0 || nc_open_table(c, &d->f, &d->t) != 0)
+  if (decoys_for(c, 0, &d->decoys) != 0 || nc_open_table(c, &d->f, &d->t) != 0)
     return -1;
+  d->other = d->decoys.device[0];
   nc_table_caps caps;
   nc_call_capabilities(&d->t, &caps);
   d->device = caps.device_id;
@@ -462,7 +498,7 @@ void nc_case_dev_07(nc_case *c)
     nc_note(c, "device memory", "no host access",
             "under the real runtime a host access crashes, and that is what is reported");
   device_round(c, &d.t, d.device, d.other, &d.b, 0, NULL);
-  nc_report_violations(c, "DEV-07", "table callbacks with device buffers",
+  nc_report_violations(c, NC_RULE_DEV_07, "table callbacks with device buffers",
                        "no host access to device memory");
   setup_close(&d);
 }
@@ -470,7 +506,8 @@ void nc_case_dev_07(nc_case *c)
 void nc_case_dev_08(nc_case *c)
 {
   if (!nc_cuda_simulated()) {
-    if (decoy_for(c, 0) >= 0)
+    decoys d;
+    if (decoys_for(c, 0, &d) >= 0)
       nc_skip(c, "the real runtime does not report which device each allocation and copy used; "
                  "the simulation does (--cuda sim)");
     return;
@@ -510,8 +547,10 @@ void nc_case_dev_09(nc_case *c)
   device_setup d;
   if (setup_open(c, &d) != 0)
     return;
-  int hits, launches = nc_cuda_unsupported_calls();
-  int failed = device_round(c, &d.t, d.device, d.other, &d.b, 0, &hits);
+  int hits = -1, launches = nc_cuda_unsupported_calls(), failed = 0;
+  /* A round after each decoy: the table's device made current after it. */
+  for (int i = 0; i < d.decoys.n && !failed; i++)
+    failed = device_round(c, &d.t, d.device, d.decoys.device[i], &d.b, 0, &hits);
   if (nc_cuda_unsupported_calls() > launches) {
     nc_skip(c, "the table launches kernels, which the simulated runtime cannot run: check it on "
                "a GPU (--cuda real, ci/gpu-check)");
@@ -519,11 +558,12 @@ void nc_case_dev_09(nc_case *c)
     return;
   }
   if (failed) /* again, now recording each failure */
-    failed = device_round(c, &d.t, d.device, d.other, &d.b, 1, &hits);
-  if (!failed)
+    for (int i = 0; i < d.decoys.n; i++)
+      device_round(c, &d.t, d.device, d.decoys.device[i], &d.b, 1, &hits);
+  else
     nc_note(c, "every table callback", "works with the table's device made current",
-            "device %d made current after device %d, 7 callbacks on %lld keys of %lld bytes; "
-            "find hit %d of the keys just inserted (insert is best effort)",
-            d.device, d.other, (long long)d.b.shape.keys, (long long)d.b.shape.row, hits);
+            "device %d made current after each of %d decoy(s), 7 callbacks on %lld keys of %lld "
+            "bytes; find hit %d of the keys just inserted (insert is best effort)",
+            d.device, d.decoys.n, (long long)d.b.shape.keys, (long long)d.b.shape.row, hits);
   setup_close(&d);
 }

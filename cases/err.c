@@ -7,14 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "threads.h"
 #include "calls.h"
-#include "catalog.h"
+#include "cases.h"
 #include "guarded.h"
 #include "common.h"
 #include "device_feed.h"
 #include "services.h"
 #include "table_kit.h"
-#include "trace.h"
+#include "callback.h"
 #include "violations.h"
 
 #define MESSAGE_BOUND 4096
@@ -182,7 +183,7 @@ void nc_case_err_01(nc_case *c)
   nc_workload_result w;
   nc_workload_run(c, &s.t, &w);
   close_subject(&s);
-  nc_report_violations(c, "ERR-01", "every status returned in this case",
+  nc_report_violations(c, NC_RULE_ERR_01, "every status returned in this case",
                        "a nve_status_t value (0..5)");
 }
 
@@ -358,7 +359,7 @@ static void run_duel(nc_case *c, int factory)
                provocation_name) == 0) {
     pthread_barrier_init(&d.step, NULL, 2);
     pthread_t b;
-    if (pthread_create(&b, NULL, thread_b, &d) != 0) {
+    if (nc_thread_create(&b, thread_b, &d) != 0) {
       nc_harness_error(c, "could not start a thread");
     } else {
       int bad = thread_a(&d);
@@ -488,7 +489,7 @@ static long err06_try(nc_case *c, const char *service, const int64_t *keys, int6
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "ERR-06") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return -1;
   long before = service ? nc_services_calls(service) : 0;
   nc_services_fail(service);
@@ -507,7 +508,7 @@ void nc_case_err_06(nc_case *c)
    * table made for the purpose. */
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "ERR-06") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   int64_t n = nc_tk_batch(&k, nc_batch_for_rows(k.row, ERR06_KEYS));
   int64_t *keys = malloc((size_t)n * sizeof(int64_t));

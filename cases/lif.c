@@ -7,10 +7,11 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "catalog.h"
+#include "cases.h"
 #include "common.h"
 #include "loader.h"
 #include "pool.h"
@@ -18,6 +19,7 @@
 #include "table_kit.h"
 
 #define KEYS 100
+#define DEEP_KEYS 4096
 
 /* Stores rows, rewrites some, reads them back. The ops whose meaning TBL
  * checks in detail (erase, clear, accumulate) are left to TBL, so that a
@@ -42,7 +44,7 @@ void nc_case_lif_01(nc_case *c)
     return;
   nc_call_factory_destroy(&f); /* the host may drop the factory first */
   nc_tk k;
-  if (nc_tk_init(&k, c, &t, "LIF-01") == 0) {
+  if (nc_tk_init(&k, c, &t) == 0) {
     exercise(&k, 1);
     nc_tk_done(&k);
   }
@@ -59,53 +61,68 @@ static int second_table(nc_case *c, const nve_ext_table_factory_t *f, nc_tk *k)
     nc_fail(c, "produce (a second table)", "a second usable table", "status %d", (int)s);
     return -1;
   }
-  if (nc_tk_init(k, c, &t, "LIF-02") != 0) {
+  if (nc_tk_init(k, c, &t) != 0) {
     nc_call_table_destroy(&t);
     return -1;
   }
   return 0;
 }
 
-/* Writes different rows for the same keys into a and b, then changes each
- * alone: the models (one per table) notice any crosstalk. */
-static void independent(nc_tk *a, nc_tk *b)
+/* Writes different rows for the same n keys into a and b, then changes
+ * each alone: the models (one per table) notice any crosstalk. */
+static void independent(nc_tk *a, nc_tk *b, int64_t n)
 {
-  int64_t keys[2 * KEYS], n = nc_tk_batch(a, 2 * KEYS) / 2;
-  nc_tk_keys(a, keys, 2 * n, 7000);
-  if (nc_tk_insert(a, n, keys, 0, 1, 0) != NVE_SUCCESS ||
-      nc_tk_insert(b, n, keys, 0, 2, 0) != NVE_SUCCESS)
+  n = nc_tk_batch(a, 2 * n) / 2;
+  int64_t *keys = malloc((size_t)(2 * n) * sizeof(int64_t));
+  if (!keys) {
+    nc_harness_error(a->c, "out of memory for %lld keys", (long long)(2 * n));
     return;
-  nc_tk_insert(b, n / 2, keys + n, 0, 3, 0); /* keys a never saw */
-  nc_tk_update(a, n, keys, 0, 4, 0);
-  nc_tk_find(a, 2 * n, keys, NULL, NULL);
-  nc_tk_find(b, 2 * n, keys, NULL, NULL);
-  /* Removals in one table leave the other alone (only the untouched
-   * table is read: erase and clear themselves are TBL-08's). */
-  nc_tk_erase(b, n / 2, keys, 0);
-  nc_tk_find(a, 2 * n, keys, NULL, NULL);
-  nc_tk_clear(a, 0);
-  nc_tk_find(b, n - n / 2, keys + n / 2, NULL, NULL);
+  }
+  nc_tk_keys(a, keys, 2 * n, 7000);
+  if (nc_tk_insert(a, n, keys, 0, 1, 0) == NVE_SUCCESS &&
+      nc_tk_insert(b, n, keys, 0, 2, 0) == NVE_SUCCESS) {
+    nc_tk_insert(b, n / 2, keys + n, 0, 3, 0); /* keys a never saw */
+    nc_tk_update(a, n, keys, 0, 4, 0);
+    nc_tk_find(a, 2 * n, keys, NULL, NULL);
+    nc_tk_find(b, 2 * n, keys, NULL, NULL);
+    /* Removals in one table leave the other alone (only the untouched
+     * table is read: erase and clear themselves are TBL-08's). */
+    nc_tk_erase(b, n / 2, keys, 0);
+    nc_tk_find(a, 2 * n, keys, NULL, NULL);
+    nc_tk_clear(a, 0);
+    nc_tk_find(b, n - n / 2, keys + n / 2, NULL, NULL);
+  }
+  free(keys);
 }
 
 void nc_case_lif_02(nc_case *c)
 {
   nve_ext_table_factory_t f1, f2;
   nc_tk a, b;
-  if (nc_tk_open(&a, &f1, c, "LIF-02") != 0)
+  if (nc_tk_open(&a, &f1, c) != 0)
     return;
   /* Two tables from one factory. */
   if (second_table(c, &f1, &b) == 0) {
-    independent(&a, &b);
+    independent(&a, &b, KEYS);
     nc_call_table_destroy(&b.t);
     nc_tk_done(&b);
   }
   nc_tk_close(&a, &f1);
   /* One table from each of two factories alive at once. */
-  if (nc_tk_open(&a, &f1, c, "LIF-02") != 0)
+  if (nc_tk_open(&a, &f1, c) != 0)
     return;
-  if (nc_tk_open(&b, &f2, c, "LIF-02") == 0) {
-    independent(&a, &b);
+  if (nc_tk_open(&b, &f2, c) == 0) {
+    independent(&a, &b, KEYS);
     nc_tk_close(&b, &f2);
+  }
+  nc_tk_close(&a, &f1);
+  /* Once at depth: thousands of keys in each of two tables. */
+  if (nc_tk_open(&a, &f1, c) != 0)
+    return;
+  if (second_table(c, &f1, &b) == 0) {
+    independent(&a, &b, DEEP_KEYS);
+    nc_call_table_destroy(&b.t);
+    nc_tk_done(&b);
   }
   nc_tk_close(&a, &f1);
 }
@@ -160,7 +177,7 @@ static int cycle(nc_case *c, int round, nc_plugin *p, int baseline)
   c->plugin = p;
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "LIF-04") == 0) {
+  if (nc_tk_open(&k, &f, c) == 0) {
     exercise(&k, 100 + (uint64_t)round);
     nc_tk_close(&k, &f);
   }

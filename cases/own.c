@@ -8,7 +8,8 @@
 
 #include "alloc.h"
 #include "calls.h"
-#include "catalog.h"
+#include "case_child.h"
+#include "cases.h"
 #include "common.h"
 #include "isolated_call.h"
 #include "pool.h"
@@ -98,6 +99,14 @@ static const char *slot_name(const nc_call_outcome *o)
   return o->target == NC_TARGET_CREATE ? "*out_factory" : "*out_table";
 }
 
+/* A failed call that left a handle in its output breaks OWN-01 and OWN-02
+ * alike: both say so in the same words. */
+static void handle_on_failure(nc_case *c, const nc_call_outcome *o, const char *label)
+{
+  nc_fail(c, label, "a failure leaves the output zero, and a handle comes only with NVE_SUCCESS",
+          "status %d, and %s holds a handle", (int)o->status, slot_name(o));
+}
+
 static int own01_visit(nc_case *c, const nc_call_outcome *o, const char *label)
 {
   if (o->completed && o->must_fail_with != -2 &&
@@ -106,11 +115,14 @@ static int own01_visit(nc_case *c, const nc_call_outcome *o, const char *label)
             "status %d (the profile declares %d)", (int)o->status, o->must_fail_with);
     return 1;
   }
-  if (!o->completed || o->status == NVE_SUCCESS || o->output != 1)
+  if (!o->completed || o->status == NVE_SUCCESS || o->output == 0)
     return 0;
-  nc_fail(c, label, "a failure leaves the output zero",
-          "status %d, and %s still holds the pattern the harness wrote before the call",
-          (int)o->status, slot_name(o));
+  if (o->output == 2)
+    handle_on_failure(c, o, label);
+  else
+    nc_fail(c, label, "a failure leaves the output zero",
+            "status %d, and %s still holds the pattern the harness wrote before the call",
+            (int)o->status, slot_name(o));
   return 1;
 }
 
@@ -131,8 +143,7 @@ static int own02_visit(nc_case *c, const nc_call_outcome *o, const char *label)
     return 1;
   }
   if (o->status != NVE_SUCCESS && o->output == 2) {
-    nc_fail(c, label, "a non-zero handle only with NVE_SUCCESS",
-            "status %d, and %s holds a handle", (int)o->status, slot_name(o));
+    handle_on_failure(c, o, label);
     return 1;
   }
   return 0;
@@ -236,6 +247,7 @@ static void null_body(void *arg)
   null_job *j = arg;
   nc_case *c = j->c;
   nc_pool_after_fork();
+  nc_case_child_forked();
   nve_ext_table_factory_t f;
   const char *err = NULL;
   nve_status_t s;
@@ -266,11 +278,12 @@ void nc_case_own_06(nc_case *c)
     null_job j = {c, which};
     nc_child_result cr;
     char err[256];
-    if (nc_run_isolated(null_body, &j, c->cfg->timeout_s, 0, &cr, err, sizeof(err)) != 0) {
+    if (nc_run_isolated(null_body, &j, nc_step_timeout(c), 0, 0, &cr, err, sizeof(err)) != 0) {
       nc_harness_error(c, "could not run an isolated call: %s", err);
       return;
     }
     /* Pass the grandchild's evidence on, or say how it died. */
+    nc_case_child_forward(&cr);
     for (size_t i = 0; i < cr.nrecords; i++) {
       const nc_record *r = &cr.records[i];
       if (strcmp(r->tag, "CHECK") == 0 && r->nfields >= 4) {
@@ -284,7 +297,7 @@ void nc_case_own_06(nc_case *c)
     }
     if (!cr.ended) {
       char how[200];
-      nc_child_describe_end(&cr, c->cfg->timeout_s, how, sizeof(how));
+      nc_child_describe_end(&cr, nc_step_timeout(c), how, sizeof(how));
       nc_fail(c, null_calls[which], "NVE_ERROR_INVALID_ARGUMENT, not a crash", "%s", how);
     }
     nc_child_result_free(&cr);

@@ -8,19 +8,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "catalog.h"
+#include "threads.h"
+#include "cases.h"
 #include "common.h"
 #include "pool.h"
 #include "services.h"
-#include "trace.h"
+#include "callback.h"
 #include "violations.h"
 
 
 static void handshake(nc_case *c, const nve_ext_nve_services_t *svc)
 {
-  nc_trace_enter("nve_plugin_set_nve_services");
+  nc_callback_enter("nve_plugin_set_nve_services");
   c->plugin->set_nve_services(svc);
-  nc_trace_leave();
+  nc_callback_leave();
 }
 
 
@@ -29,7 +30,7 @@ static void workload_then_violations(nc_case *c, const char *what_is_checked)
 {
   nc_workload_result w;
   if (nc_workload_on_new_table(c, "workload", &w) >= 0)
-    nc_report_violations(c, c->def->info.id, "NVE services during the workload",
+    nc_report_violations(c, c->rule, "NVE services during the workload",
                          what_is_checked);
 }
 
@@ -76,10 +77,10 @@ void nc_case_svc_02(nc_case *c)
   pthread_barrier_t start;
   pthread_barrier_init(&start, NULL, THREADS);
   racer r = {c, &start};
-  nc_trace_enter("nve_plugin_set_nve_services (8 threads at once)");
+  nc_callback_enter("nve_plugin_set_nve_services (8 threads at once)");
   int started = 0;
   for (; started < THREADS; started++)
-    if (pthread_create(&threads[started], NULL, handshake_racer, &r) != 0)
+    if (nc_thread_create(&threads[started], handshake_racer, &r) != 0)
       break;
   if (started < THREADS) {
     /* Release the ones waiting at the barrier by joining it ourselves. */
@@ -88,7 +89,7 @@ void nc_case_svc_02(nc_case *c)
   }
   for (int i = 0; i < started; i++)
     pthread_join(threads[i], NULL);
-  nc_trace_leave();
+  nc_callback_leave();
   pthread_barrier_destroy(&start);
   nc_note(c, "nve_plugin_set_nve_services", "thread-safe", "%d threads called it at once",
           started);

@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "catalog.h"
+#include "cases.h"
 #include "cuda.h"
 #include "services.h"
-#include "trace.h"
+#include "callback.h"
 
 #define STRING_BOUND 4096
 
@@ -39,9 +39,9 @@ void nc_case_sym_06(nc_case *c)
 /* Reads a metadata string defensively into out; returns its length or < 0. */
 static long read_metadata_string(nc_case *c, const char *sym, const char *(*fn)(void), char *out)
 {
-  nc_trace_enter(sym);
+  nc_callback_enter(sym);
   const char *s = fn();
-  nc_trace_leave();
+  nc_callback_leave();
   long len = nc_read_plugin_string(s, out, STRING_BOUND);
   if (!s)
     nc_fail(c, sym, "a non-NULL string", "NULL");
@@ -109,9 +109,9 @@ static int32_t read_mode(nc_case *c)
     nc_skip(c, "blocked: nve_plugin_mode is not exported (SYM-01)");
     return -1;
   }
-  nc_trace_enter("nve_plugin_mode");
+  nc_callback_enter("nve_plugin_mode");
   int32_t mode = c->plugin->mode();
-  nc_trace_leave();
+  nc_callback_leave();
   return mode;
 }
 
@@ -195,15 +195,15 @@ void nc_load_probe(nc_case *c)
   if (c->plugin->author && nc_read_plugin_string(c->plugin->author(), text, 256) >= 0)
     nc_info(c, "author", "%s", text);
   if (c->plugin->mode) {
-    nc_trace_enter("nve_plugin_mode");
+    nc_callback_enter("nve_plugin_mode");
     int32_t mode = c->plugin->mode();
-    nc_trace_leave();
+    nc_callback_leave();
     nc_info(c, "mode", "%d", (int)mode);
   }
   if (load.accepted) {
     nc_info(c, "loaded", "1");
   } else {
-    nc_info(c, "blocker_rule", "%s", load.rule);
+    nc_info(c, "blocker_rule", "%s", nc_rule_text(load.rule));
     nc_info(c, "blocker_reason", "%s", load.reason);
   }
 }

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "catalog.h"
+#include "threads.h"
+#include "cases.h"
 #include "common.h"
 #include "dtype.h"
 #include "table_kit.h"
@@ -64,7 +65,7 @@ void nc_case_tbl_02(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "TBL-02") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   int64_t N = nc_tk_batch(&k, 400) / 2, *keys = keys_for(&k, 2 * N), hits = 0;
   if (!keys) {
@@ -90,7 +91,7 @@ void nc_case_tbl_03(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "TBL-03") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   k.check_resolved = 1;
   k.check_values = 0; /* TBL-02's business; this case watches the resolved keys */
@@ -112,7 +113,7 @@ void nc_case_tbl_04(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "TBL-04") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   k.check_bounds = 1;
   k.check_values = 0; /* TBL-02's business; this case watches the edges */
@@ -140,7 +141,7 @@ void nc_case_tbl_05(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "TBL-05") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   int64_t N = nc_tk_batch(&k, 100), *keys = keys_for(&k, N);
   k.check_values = 0; /* only acceptance: the answers are TBL-02's business */
@@ -160,7 +161,7 @@ void nc_case_tbl_06(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "TBL-06") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   int64_t N = nc_tk_batch(&k, 100), *keys = keys_for(&k, N);
   /* Half stored; the update names all: the other half must stay absent. */
@@ -194,7 +195,7 @@ void nc_case_tbl_07(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "TBL-07") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   if (!nc_dtype_width(k.caps.dtype)) {
     nc_skip(c, "the table's values are %s (dtype %d): the harness cannot compute sums in that "
@@ -255,7 +256,7 @@ void nc_case_tbl_08(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "TBL-08") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   int64_t N = nc_tk_batch(&k, 110) - 10, *keys = keys_for(&k, N + 10), hits = 0;
   if (keys && N > 0 && nc_tk_insert(&k, N, keys, 0, 1, 0) == NVE_SUCCESS) {
@@ -289,7 +290,7 @@ void nc_case_tbl_09(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "TBL-09") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   int64_t N = nc_tk_batch(&k, 150), *keys = keys_for(&k, N);
   int counts_hits = k.caps.counter_hits != 0;
@@ -322,7 +323,7 @@ void nc_case_tbl_10(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "TBL-10") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   int64_t N = nc_tk_batch(&k, 64), *keys = keys_for(&k, N);
   if (keys && nc_tk_insert(&k, N, keys, 0, 1, 0) == NVE_SUCCESS) {
@@ -381,7 +382,7 @@ void nc_case_tbl_12(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "TBL-12") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   int64_t stored = nc_tk_batch(&k, STORED), *keys = keys_for(&k, stored);
   if (keys && nc_tk_insert(&k, stored, keys, 0, 1, 0) == NVE_SUCCESS &&
@@ -401,7 +402,7 @@ void nc_case_tbl_12(nc_case *c)
       readers[started].k.observe = 0;
       readers[started].k.mismatches = 0;
       readers[started].k.mismatch[0] = '\0';
-      if (pthread_create(&threads[started], NULL, read_concurrently, &readers[started]) == 0)
+      if (nc_thread_create(&threads[started], read_concurrently, &readers[started]) == 0)
         started++;
     }
     go = 1; /* all at once */

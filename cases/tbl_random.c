@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "catalog.h"
+#include "cases.h"
 #include "common.h"
 #include "table_kit.h"
 #include "trace.h"
@@ -33,7 +33,7 @@ typedef struct rop {
 
 typedef struct sequence {
   rop *ops;
-  size_t count;
+  size_t count, ops_cap;
   int64_t *arena;
   size_t arena_len, arena_cap;
   int64_t pool[8]; /* edge keys */
@@ -78,58 +78,147 @@ static int64_t pick_key(uint64_t *s, const sequence *q, const params *p, int key
   return key_size == 4 ? (int64_t)(int32_t)k : k;
 }
 
-static int generate(sequence *q, const nc_tk *k, uint64_t seed, const params *p)
+/* Appends an op with room for n keys (q->arena + o->first); NULL when out
+ * of memory. */
+static rop *push_op(sequence *q, int kind, int64_t n)
+{
+  if (q->count == q->ops_cap) {
+    size_t cap = q->ops_cap ? q->ops_cap * 2 : 256;
+    rop *ops = realloc(q->ops, cap * sizeof(rop));
+    if (!ops)
+      return NULL;
+    q->ops = ops;
+    q->ops_cap = cap;
+  }
+  if (q->arena_len + (size_t)n > q->arena_cap) {
+    size_t cap = (q->arena_cap + (size_t)n) * 2;
+    int64_t *a = realloc(q->arena, cap * sizeof(int64_t));
+    if (!a)
+      return NULL;
+    q->arena = a;
+    q->arena_cap = cap;
+  }
+  rop *o = &q->ops[q->count++];
+  memset(o, 0, sizeof(*o));
+  o->kind = kind;
+  o->n = n;
+  o->tag = q->count;
+  o->first = (int64_t)q->arena_len;
+  q->arena_len += (size_t)n;
+  return o;
+}
+
+static void sequence_start(sequence *q, const nc_tk *k)
 {
   memset(q, 0, sizeof(*q));
-  int ks = (int)k->caps.key_size;
   int64_t edges[8] = {0, -1, 1, -2, k->caps.invalid_key, INT64_MIN, INT64_MAX, 42};
-  if (ks == 4) {
+  if (k->caps.key_size == 4) {
     edges[4] = (int32_t)k->caps.invalid_key;
     edges[5] = INT32_MIN;
     edges[6] = INT32_MAX;
   }
   memcpy(q->pool, edges, sizeof(edges));
-  q->ops = calloc(p->ops, sizeof(rop));
-  if (!q->ops)
-    return -1;
+}
+
+/* The mixed sequence: every op, batches from 0 to large, keys from a small
+ * pool (so ops meet the same keys again) and the edges. */
+static int generate(sequence *q, const nc_tk *k, uint64_t seed, const params *p)
+{
+  sequence_start(q, k);
+  int ks = (int)k->caps.key_size;
   uint64_t s = seed;
   int accumulate = nc_tk_update_size(k, k->caps.dtype, 0) > 0;
   for (size_t i = 0; i < p->ops; i++) {
-    rop *o = &q->ops[q->count++];
     uint64_t r = rnd(&s) % 100;
-    o->kind = r < 26 ? OP_INSERT : r < 50 ? OP_FIND : r < 62 ? OP_UPDATE
-            : r < 72 ? (accumulate ? OP_ACCUMULATE : OP_UPDATE) : r < 98 ? OP_ERASE : OP_CLEAR;
-    o->n = o->kind == OP_CLEAR ? 0 : batch_size(&s, p);
-    o->tag = i + 1;
+    int kind = r < 26 ? OP_INSERT : r < 50 ? OP_FIND : r < 62 ? OP_UPDATE
+             : r < 72 ? (accumulate ? OP_ACCUMULATE : OP_UPDATE) : r < 98 ? OP_ERASE : OP_CLEAR;
+    int64_t n = kind == OP_CLEAR ? 0 : batch_size(&s, p);
+    /* Accumulating a key twice in one batch leaves the order of float
+     * sums open: such batches take consecutive, distinct pool keys. */
+    if (kind == OP_ACCUMULATE && n > p->pool_keys)
+      n = p->pool_keys;
+    rop *o = push_op(q, kind, n);
+    if (!o)
+      return -1;
     o->stride_pad = rnd(&s) % 4 == 0 ? 4 * (int64_t)(rnd(&s) % 4) : 0;
-    o->resolved_every = o->kind == OP_FIND && rnd(&s) % 3 == 0 ? 2 + (int)(rnd(&s) % 5) : 0;
-    if (q->arena_len + (size_t)o->n > q->arena_cap) {
-      size_t cap = (q->arena_cap + (size_t)o->n) * 2;
-      int64_t *a = realloc(q->arena, cap * sizeof(int64_t));
-      if (!a)
-        return -1;
-      q->arena = a;
-      q->arena_cap = cap;
-    }
-    o->first = (int64_t)q->arena_len;
+    o->resolved_every = kind == OP_FIND && rnd(&s) % 3 == 0 ? 2 + (int)(rnd(&s) % 5) : 0;
     int64_t *keys = q->arena + o->first;
-    if (o->kind == OP_ACCUMULATE) {
-      /* Accumulating a key twice in one batch leaves the order of float
-       * sums open: such batches take consecutive, distinct pool keys. */
-      if (o->n > p->pool_keys)
-        o->n = p->pool_keys;
+    if (kind == OP_ACCUMULATE) {
       uint64_t start = rnd(&s);
-      for (int64_t j = 0; j < o->n; j++) {
+      for (int64_t j = 0; j < n; j++) {
         int64_t pk = (int64_t)((start + (uint64_t)j) % (uint64_t)p->pool_keys) * 7919 + 13;
         keys[j] = ks == 4 ? (int64_t)(int32_t)pk : pk;
       }
     } else {
-      for (int64_t j = 0; j < o->n; j++)
+      for (int64_t j = 0; j < n; j++)
         keys[j] = pick_key(&s, q, p, ks);
     }
-    q->arena_len += (size_t)o->n;
   }
   return 0;
+}
+
+/* Key j of the deep sequence: apart from the mixed sequence's pool. */
+static int64_t deep_key(int64_t j) { return j * 7919 + 1000003; }
+
+/* Finds of keys deep_key(0 .. live) in batches of chunk: every stored row
+ * read back. */
+static int sweep(sequence *q, int64_t live, int64_t chunk)
+{
+  for (int64_t from = 0; from < live; from += chunk) {
+    int64_t n = live - from < chunk ? live - from : chunk;
+    rop *o = push_op(q, OP_FIND, n);
+    if (!o)
+      return -1;
+    for (int64_t j = 0; j < n; j++)
+      q->arena[o->first + j] = deep_key(from + j);
+  }
+  return 0;
+}
+
+/* The deep sequence: a table grown one key at a time past the sizes where
+ * tables first resize, then in batches of a thousand to depth keys, every
+ * row read back after each phase, then ordinary ops among that many live
+ * keys. */
+static int generate_deep(sequence *q, const nc_tk *k, uint64_t seed, int64_t depth,
+                         int64_t chunk)
+{
+  sequence_start(q, k);
+  uint64_t s = seed ^ 0xdee9;
+  int64_t singles = depth < 700 ? depth : 700, live = 0;
+  for (; live < singles; live++) {
+    rop *o = push_op(q, OP_INSERT, 1);
+    if (!o)
+      return -1;
+    q->arena[o->first] = deep_key(live);
+  }
+  if (sweep(q, live, chunk) != 0)
+    return -1;
+  while (live < depth) {
+    int64_t n = depth - live < chunk ? depth - live : chunk;
+    rop *o = push_op(q, OP_INSERT, n);
+    if (!o)
+      return -1;
+    for (int64_t j = 0; j < n; j++)
+      q->arena[o->first + j] = deep_key(live + j);
+    live += n;
+  }
+  if (sweep(q, live, chunk) != 0)
+    return -1;
+  int accumulate = nc_tk_update_size(k, k->caps.dtype, 0) > 0;
+  for (int i = 0; i < 200; i++) {
+    uint64_t r = rnd(&s) % 100;
+    int kind = r < 30 ? OP_FIND : r < 55 ? OP_UPDATE : r < 70 && accumulate ? OP_ACCUMULATE
+             : r < 85 ? OP_INSERT : OP_ERASE;
+    int64_t n = 1 + (int64_t)(rnd(&s) % (uint64_t)(chunk / 2 > 1 ? chunk / 2 : 1));
+    rop *o = push_op(q, kind, n);
+    if (!o)
+      return -1;
+    /* Consecutive keys from a random start: distinct, as accumulate needs. */
+    int64_t from = (int64_t)(rnd(&s) % (uint64_t)live);
+    for (int64_t j = 0; j < n; j++)
+      q->arena[o->first + j] = deep_key((from + j) % live);
+  }
+  return sweep(q, live, chunk);
 }
 
 static void sequence_free(sequence *q)
@@ -201,7 +290,7 @@ static long replay(nc_case *c, const nve_ext_table_factory_t *f, const sequence 
   if (nc_produce_table(c, f, &t) != 0)
     return -1;
   nc_tk k;
-  if (nc_tk_init(&k, c, &t, "TBL-11") != 0) {
+  if (nc_tk_init(&k, c, &t) != 0) {
     nc_call_table_destroy(&t);
     return -1;
   }
@@ -321,11 +410,69 @@ static void describe_op(const sequence *q, const rop *o, char *out, size_t len)
              (long long)o->n, (long long)keys[0], (long long)keys[o->n - 1]);
 }
 
+/* Runs sequence q on fresh tables; on a disagreement, shrinks it and
+ * reports. Returns 0 when it agreed, 1 when it failed, -1 when it could
+ * not run. */
+static int check_sequence(nc_case *c, const nve_ext_table_factory_t *f, sequence *q,
+                          const char *what, uint64_t seed, int64_t largest)
+{
+  size_t *idx = malloc((q->count ? q->count : 1) * sizeof(size_t));
+  if (!idx) {
+    nc_harness_error(c, "out of memory for %zu ops", q->count);
+    return -1;
+  }
+  for (size_t i = 0; i < q->count; i++)
+    idx[i] = i;
+  char why[768] = "";
+  int64_t keys_done = 0;
+  double t0 = now_s();
+  long at = replay(c, f, q, idx, q->count, seed, why, sizeof(why), &keys_done);
+  double took = now_s() - t0;
+  int rc = 0;
+  if (at < 0) {
+    rc = -1;
+  } else if ((size_t)at == q->count) {
+    nc_note(c, what, "agreement with the model after every op",
+            "seed %llu: %zu ops (%lld keys, batches 0..%lld) agreed; %.0f ops/s, %.0f keys/s",
+            (unsigned long long)seed, q->count, (long long)keys_done, (long long)largest,
+            took > 0 ? (double)q->count / took : 0.0, took > 0 ? (double)keys_done / took : 0.0);
+  } else {
+    rc = 1;
+    size_t original = (size_t)at + 1, len = original;
+    char first_why[768];
+    snprintf(first_why, sizeof(first_why), "%s", why);
+    double budget = c->cfg->stress ? 120 : 20;
+    int replays = shrink(c, f, q, idx, &len, seed, now_s() + budget, why, sizeof(why));
+    nc_fail(c, what, "agreement with the model after every op",
+            "seed %llu: after op %zu of %zu (%s) the table disagreed: %s. Shortest failing "
+            "sequence found: %zu ops (from %zu, %d replays on fresh tables); its failure: %s",
+            (unsigned long long)seed, original, q->count, op_names[q->ops[at].kind], first_why,
+            len, original, replays, why);
+    for (size_t i = 0; i < len; i++) {
+      char d[160];
+      describe_op(q, &q->ops[idx[i]], d, sizeof(d));
+      if (i < SHOWN_OPS || i + 1 == len)
+        nc_note(c, "shortest failing sequence", "its ops, in order", "%zu/%zu: op #%zu %s",
+                i + 1, len, idx[i] + 1, d);
+      else if (i == SHOWN_OPS)
+        nc_note(c, "shortest failing sequence", "its ops, in order", "... %zu more ops ...",
+                len - SHOWN_OPS - 1);
+    }
+  }
+  free(idx);
+  return rc;
+}
+
+/* Live keys of the deep sequence: DEEP_KEYS, fewer when the model of that
+ * many rows would exceed DEEP_MODEL_BYTES. */
+#define DEEP_KEYS 5000
+#define DEEP_MODEL_BYTES (96 << 20)
+
 void nc_case_tbl_11(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
-  if (nc_tk_open(&k, &f, c, "TBL-11") != 0)
+  if (nc_tk_open(&k, &f, c) != 0)
     return;
   params p = c->cfg->stress ? (params){20000, 20000, 20000, 0, 200}
                             : (params){2000, 4096, 512, 0, 200};
@@ -343,52 +490,24 @@ void nc_case_tbl_11(nc_case *c)
             "%lld",
             (long long)k.row, p.ops, (long long)p.regular, (long long)p.large);
   }
-  sequence q;
+  int64_t depth = DEEP_MODEL_BYTES / k.row < DEEP_KEYS ? DEEP_MODEL_BYTES / k.row : DEEP_KEYS;
+  int64_t chunk = p.cap < 1000 ? p.cap : 1000;
+  if (depth < DEEP_KEYS)
+    nc_note(c, "deep sequence", "5000 live keys",
+            "rows of %lld bytes: %lld live keys (the model's memory bound)", (long long)k.row,
+            (long long)depth);
   uint64_t seed = c->cfg->seed;
-  size_t *idx = NULL;
-  if (generate(&q, &k, seed, &p) != 0 || !(idx = malloc(q.count * sizeof(size_t)))) {
+  sequence q;
+  if (generate(&q, &k, seed, &p) != 0)
     nc_harness_error(c, "out of memory generating %zu ops", p.ops);
-    goto out;
+  else if (check_sequence(c, &f, &q, "seeded random sequence", seed, p.large) == 0) {
+    sequence_free(&q);
+    if (generate_deep(&q, &k, seed, depth, chunk) != 0)
+      nc_harness_error(c, "out of memory generating the deep sequence");
+    else
+      check_sequence(c, &f, &q, "deep sequence (grown one key at a time, then by thousands)",
+                     seed, chunk);
   }
-  for (size_t i = 0; i < q.count; i++)
-    idx[i] = i;
-  char why[768] = "";
-  int64_t keys_done = 0;
-  double t0 = now_s();
-  long at = replay(c, &f, &q, idx, q.count, seed, why, sizeof(why), &keys_done);
-  double took = now_s() - t0;
-  if (at < 0)
-    goto out;
-  if ((size_t)at == q.count) {
-    nc_note(c, "seeded random sequence", "agreement with the model after every op",
-            "seed %llu: %zu ops (%lld keys, batches 0..%lld, edge keys, duplicates) agreed; "
-            "%.0f ops/s, %.0f keys/s",
-            (unsigned long long)seed, q.count, (long long)keys_done, (long long)p.large,
-            (double)q.count / took, (double)keys_done / took);
-    goto out;
-  }
-  size_t original = (size_t)at + 1, len = original;
-  char first_why[768];
-  snprintf(first_why, sizeof(first_why), "%s", why);
-  double budget = c->cfg->stress ? 120 : 20;
-  int replays = shrink(c, &f, &q, idx, &len, seed, now_s() + budget, why, sizeof(why));
-  nc_fail(c, "seeded random sequence", "agreement with the model after every op",
-          "seed %llu: after op %zu of %zu (%s) the table disagreed: %s. Shortest failing "
-          "sequence found: %zu ops (from %zu, %d replays on fresh tables); its failure: %s",
-          (unsigned long long)seed, original, q.count, op_names[q.ops[at].kind], first_why, len,
-          original, replays, why);
-  for (size_t i = 0; i < len; i++) {
-    char d[160];
-    describe_op(&q, &q.ops[idx[i]], d, sizeof(d));
-    if (i < SHOWN_OPS || i + 1 == len)
-      nc_note(c, "shortest failing sequence", "its ops, in order", "%zu/%zu: op #%zu %s",
-              i + 1, len, idx[i] + 1, d);
-    else if (i == SHOWN_OPS)
-      nc_note(c, "shortest failing sequence", "its ops, in order", "... %zu more ops ...",
-              len - SHOWN_OPS - 1);
-  }
-out:
-  free(idx);
   sequence_free(&q);
   nc_tk_close(&k, &f);
 }

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "calls.h"
-#include "catalog.h"
+#include "cases.h"
 #include "common.h"
 #include "services.h"
-#include "trace.h"
+#include "callback.h"
 #include "violations.h"
 
 /* Reads the plugin's version; returns 0, or -1 with a skip recorded. */
@@ -17,11 +17,11 @@ static int read_version(nc_case *c, uint32_t *major, uint32_t *minor)
     nc_skip(c, "blocked: a version symbol is not exported (SYM-01)");
     return -1;
   }
-  nc_trace_enter("nve_plugin_abi_version_major");
+  nc_callback_enter("nve_plugin_abi_version_major");
   *major = c->plugin->abi_version_major();
-  nc_trace_enter("nve_plugin_abi_version_minor");
+  nc_callback_enter("nve_plugin_abi_version_minor");
   *minor = c->plugin->abi_version_minor();
-  nc_trace_leave();
+  nc_callback_leave();
   return 0;
 }
 
@@ -180,9 +180,9 @@ static void with_services_of(nc_case *c, const nve_ext_nve_services_t *svc, cons
 {
   if (!nc_has_handshake(c))
     return;
-  nc_trace_enter("nve_plugin_set_nve_services");
+  nc_callback_enter("nve_plugin_set_nve_services");
   c->plugin->set_nve_services(svc);
-  nc_trace_leave();
+  nc_callback_leave();
   char when[128];
   snprintf(when, sizeof(when), "workload with %s (struct_size %u)", which,
            (unsigned)svc->struct_size);
@@ -200,6 +200,6 @@ void nc_case_ver_06(nc_case *c)
   /* An older host: only num_workers, nothing after it. */
   size_t size = offsetof(nve_ext_nve_services_t, num_workers) + sizeof(void *);
   with_services_of(c, nc_services_table_truncated(size), "an older host's truncated table");
-  nc_report_violations(c, "VER-06", "services beyond struct_size",
+  nc_report_violations(c, NC_RULE_VER_06, "services beyond struct_size",
                        "checked with NVE_ABI_HAS_FIELD before use");
 }

@@ -33,15 +33,15 @@ static const char usage_text[] =
     "                           configs that must fail, key and row size (see README)\n"
     "      --host-abi MAJOR.MINOR act as a host of this ABI version (default %u.%u)\n"
     "      --seed N             seed for randomised cases (default: random, reported)\n"
-    "      --workers N          threads in the NVE services pool (default 4)\n"
+    "      --workers N          threads in the NVE services pool (default %d)\n"
     "      --schedule NAME      how the pool orders tasks: pool (default), inline,\n"
     "                           reverse, shuffle or delays\n"
-    "      --timeout SEC        per-case time limit (default 5); the environment\n"
+    "      --timeout SEC        per-case time limit (default %g); the environment\n"
     "                           variable NVE_CONFORM_TIMEOUT_MULTIPLIER scales it\n"
     "      --cuda MODE          the CUDA runtime for the device rules: auto (default:\n"
     "                           the real one when it sees a GPU, else the simulated\n"
     "                           one), real, sim or off\n"
-    "      --sim-devices N      virtual devices of the simulated runtime (default 2)\n"
+    "      --sim-devices N      virtual devices of the simulated runtime (default %d)\n"
     "      --stress             longer random sequences, larger batches, more threads\n"
     "                           (TBL-11, TBL-12); the op rate is reported\n"
     "      --sweep-k K          run only step K of the allocation-failure sweeps\n"
@@ -233,7 +233,10 @@ static void parse(cli *c, int argc, char **argv)
       break;
     case 'v': c->verbose = 1; break;
     case 'q': c->quiet = 1; break;
-    case 'h': printf(usage_text, NVE_PLUGIN_ABI_VERSION_MAJOR, NVE_PLUGIN_ABI_VERSION_MINOR); exit(0);
+    case 'h':
+      printf(usage_text, NVE_PLUGIN_ABI_VERSION_MAJOR, NVE_PLUGIN_ABI_VERSION_MINOR,
+             NC_DEFAULT_WORKERS, NC_DEFAULT_TIMEOUT_S, NC_DEFAULT_SIM_DEVICES);
+      exit(0);
     case 'V':
       printf("nve-conform %s (ruleset %s, plugin ABI %u.%u)\n", NC_HARNESS_VERSION_STRING,
              NC_RULESET_VERSION_STRING, NVE_PLUGIN_ABI_VERSION_MAJOR, NVE_PLUGIN_ABI_VERSION_MINOR);

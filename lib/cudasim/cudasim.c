@@ -558,6 +558,31 @@ EXPORT int cudasim_watch_take(int *allocs_per_device, int ndevices, void **strea
 /* From the harness's fault handler: a host touch of device memory. Opens
  * the allocation's pages so the plugin can go on, and describes it.
  * Returns 1 when addr was simulated device memory. */
+/* Text for a signal handler, where snprintf may not be used: appends s to
+ * out[*at..len), always terminated. */
+static void append(char *out, size_t len, size_t *at, const char *s)
+{
+  while (*s && *at + 1 < len)
+    out[(*at)++] = *s++;
+  out[*at < len ? *at : len - 1] = '\0';
+}
+
+static void append_number(char *out, size_t len, size_t *at, unsigned long v, unsigned base)
+{
+  char digits[24];
+  int n = 0;
+  do {
+    unsigned d = (unsigned)(v % base);
+    digits[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+    v /= base;
+  } while (v);
+  char text[24];
+  for (int i = 0; i < n; i++)
+    text[i] = digits[n - 1 - i];
+  text[n] = '\0';
+  append(out, len, at, text);
+}
+
 EXPORT int cudasim_recover_fault(const void *addr, char *what, size_t len)
 {
   allocation *a = find_allocation(addr); /* no lock: called from a signal handler */
@@ -566,10 +591,17 @@ EXPORT int cudasim_recover_fault(const void *addr, char *what, size_t len)
   mprotect((void *)a->device_view, a->map_size, PROT_READ | PROT_WRITE);
   if (!a->reported) {
     a->reported = 1;
-    snprintf(what, len, "the host touched device memory at offset %lu of a %lu-byte allocation "
-             "on device %d (%p)",
-             (unsigned long)((uintptr_t)addr - a->device_view), (unsigned long)a->size, a->device,
-             (void *)a->device_view);
+    /* In the fault handler: no snprintf. */
+    size_t at = 0;
+    append(what, len, &at, "the host touched device memory at offset ");
+    append_number(what, len, &at, (uintptr_t)addr - a->device_view, 10);
+    append(what, len, &at, " of a ");
+    append_number(what, len, &at, a->size, 10);
+    append(what, len, &at, "-byte allocation on device ");
+    append_number(what, len, &at, (unsigned long)a->device, 10);
+    append(what, len, &at, " (0x");
+    append_number(what, len, &at, a->device_view, 16);
+    append(what, len, &at, ")");
     return 1;
   }
   what[0] = '\0';

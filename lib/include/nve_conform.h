@@ -24,6 +24,11 @@ extern "C" {
 #define NC_HARNESS_VERSION_STRING "0.1.0"
 #define NC_RULESET_VERSION_STRING "2026.11"
 
+/* The defaults of nc_options_init, the command line and the reproduce line. */
+#define NC_DEFAULT_TIMEOUT_S 5.0 /* per case, before NVE_CONFORM_TIMEOUT_MULTIPLIER */
+#define NC_DEFAULT_WORKERS 4     /* threads in the services pool */
+#define NC_DEFAULT_SIM_DEVICES 4 /* virtual devices of the simulated CUDA runtime */
+
 /* Exit codes of the command line and of nc_report_exit_code(). */
 enum {
   NC_EXIT_PASS = 0,    /* every MUST rule that ran passed */
@@ -46,7 +51,7 @@ typedef enum { NC_MUST = 0, NC_SHOULD = 1 } nc_severity;
 
 /* Static description of one rule (a row of the case table). */
 typedef struct nc_rule_info {
-  const char *id;     /* "SYM-01" */
+  const char *id;     /* the rule ID, e.g. SYM-01 */
   const char *family; /* "SYM" */
   nc_severity severity;
   const char *title;
@@ -65,9 +70,9 @@ typedef struct nc_options {
   const char *table_config;      /* JSON text handed to produce; default "{}" */
   unsigned host_abi_major;       /* default NVE_PLUGIN_ABI_VERSION_MAJOR */
   unsigned host_abi_minor;       /* default NVE_PLUGIN_ABI_VERSION_MINOR */
-  double timeout_s;              /* per case; default 5 */
+  double timeout_s;              /* per case; default NC_DEFAULT_TIMEOUT_S */
   uint64_t seed;
-  int workers;  /* size of the NVE services thread pool; default 4 */
+  int workers;  /* size of the NVE services thread pool; default NC_DEFAULT_WORKERS */
   int schedule; /* 0 pool (default), 1 inline, 2 reverse, 3 shuffle, 4 delays */
   int no_fork;  /* run cases in this process (debugging; a crash ends it) */
   const char *profile_path; /* JSON profile (README "Profiles"); may be NULL */
@@ -91,15 +96,16 @@ typedef struct nc_options {
   /* The CUDA runtime cases load before the plugin: 0 auto (the real one
    * when it sees a device, else the simulation), 1 real, 2 sim, 3 off. */
   int cuda_mode;
-  int sim_devices; /* virtual devices under the simulation; default 2 */
+  int sim_devices; /* virtual devices under the simulation; default NC_DEFAULT_SIM_DEVICES */
 } nc_options;
 
 void nc_options_init(nc_options *opt);
 
 typedef struct nc_report nc_report;
 
-/* Runs the selected rules against opt->plugin_path. Never returns NULL; on an
- * input or usage problem the report carries the message and exit code 2. */
+/* Runs the selected rules against opt->plugin_path. Returns NULL only when
+ * out of memory; on an input or usage problem the report carries the
+ * message and exit code 2. */
 nc_report *nc_run(const nc_options *opt);
 void nc_report_free(nc_report *r);
 /* A report that records a usage error instead of a run (exit code 2), with

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "isolated_call.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "calls.h"
+#include "case_child.h"
+#include "pool.h"
+#include "record.h"
+#include "runner.h"
+#include "services.h"
+#include "threads.h"
+#include "trace.h"
+
+/* ---- in the fresh child ------------------------------------------------------ */
+
+typedef struct call_job {
+  nc_case *c;
+  nc_target target;
+  const char *json;
+  long k;
+} call_job;
+
+typedef union out_slot {
+  nve_ext_table_factory_t factory;
+  nve_ext_table_t table;
+} out_slot;
+
+static int handle_usable(nc_target target, const out_slot *slot)
+{
+  if (target == NC_TARGET_CREATE)
+    return nc_handle_usable(slot->factory.self, slot->factory.ops,
+                            sizeof(nve_ext_table_factory_ops_t), NC_FACTORY_OPS_FNS);
+  return nc_handle_usable(slot->table.self, slot->table.ops, sizeof(nve_ext_table_ops_t),
+                          NC_TABLE_OPS_FNS);
+}
+
+static void destroy(nc_target target, const out_slot *slot)
+{
+  if (target == NC_TARGET_CREATE)
+    nc_call_factory_destroy(&slot->factory);
+  else
+    nc_call_table_destroy(&slot->table);
+}
+
+/* Calls target once; slot must be zeroed by the plugin. */
+static nve_status_t call_target(nc_case *c, nc_target target, const nve_ext_table_factory_t *f,
+                                const char *json, out_slot *slot, const char **err)
+{
+  if (target == NC_TARGET_CREATE)
+    return nc_call_create_factory(c->plugin, json, &slot->factory, err);
+  return nc_call_produce(f, 1, json, &slot->table);
+}
+
+typedef struct other_creation {
+  nc_case *c;
+} other_creation;
+
+static void *create_elsewhere(void *arg)
+{
+  other_creation *o = arg;
+  nve_ext_table_factory_t f;
+  const char *err;
+  if (nc_call_create_factory(o->c->plugin, "this is not JSON", &f, &err) == NVE_SUCCESS &&
+      f.ops && f.ops->destroy)
+    nc_call_factory_destroy(&f);
+  if (nc_call_create_factory(o->c->plugin, o->c->cfg->factory_config, &f, &err) == NVE_SUCCESS &&
+      f.ops && f.ops->destroy)
+    nc_call_factory_destroy(&f);
+  return NULL;
+}
+
+/* Classifies creation's out_error after a failure. */
+static int examine_error(nc_case *c, const char *err, char *message, size_t msglen)
+{
+  if (!err)
+    return NC_ERR_NULL;
+  if (nc_alloc_recently_freed(err))
+    return NC_ERR_DANGLING;
+  if (nc_read_plugin_string(err, message, msglen) < 0)
+    return NC_ERR_UNREADABLE;
+  /* Another thread's creation calls must not touch this thread's text. */
+  pthread_t th;
+  other_creation o = {c};
+  if (nc_thread_create(&th, create_elsewhere, &o) == 0)
+    pthread_join(th, NULL);
+  char again[160];
+  if (nc_read_plugin_string(err, again, sizeof(again)) < 0 || strcmp(again, message) != 0)
+    return NC_ERR_CHANGED;
+  return NC_ERR_MESSAGE;
+}
+
+static void call_body(void *arg)
+{
+  call_job *j = arg;
+  nc_case *c = j->c;
+  nc_pool_after_fork();
+  nc_case_child_forked();
+  nc_pool_configure(c->cfg->workers, c->cfg->schedule, c->cfg->seed);
+  nc_alloc_enable(1);
+
+  nve_ext_table_factory_t f;
+  memset(&f, 0, sizeof(f));
+  const char *err = NULL;
+  if (j->target == NC_TARGET_PRODUCE &&
+      (nc_call_create_factory(c->plugin, c->cfg->factory_config, &f, &err) != NVE_SUCCESS ||
+       !f.ops)) {
+    nc_harness_error(c, "the factory for produce could not be created with config %s",
+                     c->cfg->factory_config);
+    return;
+  }
+  /* Warm up, on the success path and on a failure path: the first calls on
+   * a thread make one-time allocations (the plugin's thread-local storage,
+   * which the dynamic loader allocates on first touch and cannot survive
+   * failing; C++ runtime state) that are neither leaks nor failures. */
+  out_slot slot;
+  const char *default_json =
+      j->target == NC_TARGET_CREATE ? c->cfg->factory_config : c->cfg->table_config;
+  const char *warm_json[2] = {default_json, "this is not JSON"};
+  for (int w = 0; w < 2; w++) {
+    memset(&slot, 0, sizeof(slot));
+    if (call_target(c, j->target, &f, warm_json[w], &slot, &err) == NVE_SUCCESS &&
+        handle_usable(j->target, &slot))
+      destroy(j->target, &slot);
+  }
+  if (j->target == NC_TARGET_PRODUCE)
+    nc_call_factory_last_error(&f);
+  nc_alloc_warm_tls();
+
+  memset(&slot, NC_OUTPUT_PATTERN, sizeof(slot));
+  err = (const char *)&slot; /* not NULL: success must set it to NULL */
+  nc_alloc_reset();
+  nc_alloc_watch(&slot, sizeof(slot));
+  nc_alloc_arm(j->k, 1);
+  nve_status_t status = call_target(c, j->target, &f, j->json, &slot, &err);
+  int fired = nc_alloc_fired();
+  nc_alloc_arm(0, 0);
+  nc_alloc_watch_stop();
+  nc_alloc_stats stats;
+  nc_alloc_get_stats(&stats);
+
+  int output = 2;
+  unsigned char zero[sizeof(slot)], pattern[sizeof(slot)];
+  memset(zero, 0, sizeof(zero));
+  memset(pattern, NC_OUTPUT_PATTERN, sizeof(pattern));
+  if (memcmp(&slot, zero, sizeof(slot)) == 0)
+    output = 0;
+  else if (memcmp(&slot, pattern, sizeof(slot)) == 0)
+    output = 1;
+  int usable = 0, error_state = NC_ERR_NULL;
+  long destroy_left = 0;
+  char message[160] = "";
+  if (status == NVE_SUCCESS) {
+    usable = handle_usable(j->target, &slot);
+    if (j->target == NC_TARGET_CREATE && err != NULL)
+      error_state = err == (const char *)&slot ? NC_ERR_UNREADABLE : NC_ERR_MESSAGE;
+    if (usable) {
+      destroy(j->target, &slot);
+      /* What produce made may belong to the factory: count after both go. */
+      if (j->target == NC_TARGET_PRODUCE) {
+        nc_call_factory_destroy(&f);
+        f.ops = NULL;
+      }
+      nc_alloc_stats after;
+      nc_alloc_get_stats(&after);
+      destroy_left = after.live;
+    }
+  } else if (j->target == NC_TARGET_CREATE) {
+    error_state = err == (const char *)&slot ? NC_ERR_UNREADABLE
+                                             : examine_error(c, err, message, sizeof(message));
+  } else {
+    nc_read_plugin_string(nc_call_factory_last_error(&f), message, sizeof(message));
+  }
+  char numbers[256];
+  snprintf(numbers, sizeof(numbers), "%d %d %d %d %ld %ld %ld %ld %d %d", (int)status, fired,
+           output, usable, stats.allocations, stats.live, stats.live_bytes, destroy_left,
+           nc_alloc_watch_state(), error_state);
+  const char *fields[] = {numbers, message};
+  nc_trace_record("OUTCOME", 2, fields);
+  if (f.ops)
+    nc_call_factory_destroy(&f);
+  nc_pool_shutdown();
+  nc_case_child_send_counts();
+}
+
+/* ---- in the case's own process --------------------------------------------------- */
+
+int nc_isolated_call(nc_case *c, nc_target target, const char *label, const char *json, long k,
+                     nc_call_outcome *out)
+{
+  memset(out, 0, sizeof(out[0]));
+  out->target = target;
+  out->k = k;
+  out->zero_first = -1;
+  out->must_fail_with = -2;
+  snprintf(out->config, sizeof(out->config), "%s", label);
+  call_job j = {c, target, json, k};
+  nc_child_result cr;
+  char err[256];
+  if (nc_run_isolated(call_body, &j, nc_step_timeout(c), 0, 0, &cr, err, sizeof(err)) != 0) {
+    nc_harness_error(c, "could not run an isolated call: %s", err);
+    return -1;
+  }
+  nc_case_child_forward(&cr);
+  const nc_record *rec = nc_child_last(&cr, "OUTCOME");
+  const nc_record *error = NULL;
+  for (size_t i = 0; i < cr.nrecords; i++)
+    if (strcmp(cr.records[i].tag, "CHECK") == 0 && cr.records[i].nfields >= 4 &&
+        strcmp(cr.records[i].fields[0], NC_LEVEL_ERROR) == 0)
+      error = &cr.records[i];
+  if (rec && rec->nfields >= 2 &&
+      sscanf(rec->fields[0], "%d %d %d %d %ld %ld %ld %ld %d %d", &out->status, &out->fired,
+             &out->output, &out->usable, &out->allocations, &out->leaked, &out->leaked_bytes,
+             &out->destroy_left, &out->zero_first, &out->error_state) == 10) {
+    snprintf(out->message, sizeof(out->message), "%s", rec->fields[1]);
+    out->completed = 1;
+    if (out->status == NVE_SUCCESS)
+      out->leaked = out->leaked_bytes = 0;
+  } else if (error) {
+    nc_harness_error(c, "%s", error->fields[3]);
+    nc_child_result_free(&cr);
+    return -1;
+  } else {
+    char how[160];
+    nc_child_describe_end(&cr, nc_step_timeout(c), how, sizeof(how));
+    snprintf(out->how, sizeof(out->how), "%.159s in %.127s", how,
+             cr.phase[0] ? cr.phase : "plugin code");
+    out->signo = cr.signo;
+  }
+  nc_child_result_free(&cr);
+  nc_trace_record("BEAT", 0, NULL); /* progress: the parent's timeout is for silence */
+  return 0;
+}
+
+double nc_step_timeout(const nc_case *c) { return c->cfg->timeout_s * 0.6; }
+
+void nc_outcome_label(const nc_call_outcome *o, char *out, size_t outlen)
+{
+  const char *what = o->target == NC_TARGET_CREATE ? "creation" : "produce";
+  if (o->k)
+    snprintf(out, outlen, "%s with allocation %ld and later ones failing (--sweep-k %ld)", what,
+             o->k, o->k);
+  else
+    snprintf(out, outlen, "%s with config %s", what, o->config);
+}
+
+/* ---- the cache shared by the rules of one run ------------------------------------ */
+
+static void cache_path(nc_case *c, const char *kind, nc_target target, char *out, size_t outlen)
+{
+  if (snprintf(out, outlen, "%s/%s-%s", c->cfg->cache_dir, kind,
+               target == NC_TARGET_CREATE ? "create" : "produce") >= (int)outlen)
+    out[0] = '\0';
+}
+
+static int append(nc_sweep *s, const nc_call_outcome *o)
+{
+  nc_call_outcome *p = realloc(s->steps, (s->n + 1) * sizeof(*p));
+  if (!p)
+    return -1;
+  s->steps = p;
+  s->steps[s->n++] = *o;
+  return 0;
+}
+
+static void save(nc_case *c, const char *kind, nc_target target, const nc_sweep *s)
+{
+  if (!c->cfg->cache_dir[0])
+    return;
+  char path[PATH_MAX];
+  cache_path(c, kind, target, path, sizeof(path));
+  FILE *f = path[0] ? fopen(path, "wb") : NULL;
+  if (!f)
+    return;
+  fprintf(f, "%zu %d %.6f\n", s->n, s->capped, s->seconds);
+  fwrite(s->steps, sizeof(nc_call_outcome), s->n, f);
+  fclose(f);
+}
+
+static int load(nc_case *c, const char *kind, nc_target target, nc_sweep *s)
+{
+  if (!c->cfg->cache_dir[0])
+    return -1;
+  char path[PATH_MAX];
+  cache_path(c, kind, target, path, sizeof(path));
+  FILE *f = path[0] ? fopen(path, "rb") : NULL;
+  if (!f)
+    return -1;
+  size_t n;
+  int ok = fscanf(f, "%zu %d %lf", &n, &s->capped, &s->seconds) == 3 && fgetc(f) == '\n';
+  if (ok) {
+    s->steps = calloc(n ? n : 1, sizeof(nc_call_outcome));
+    ok = s->steps && fread(s->steps, sizeof(nc_call_outcome), n, f) == n;
+    s->n = ok ? n : 0;
+  }
+  fclose(f);
+  return ok ? 0 : -1;
+}
+
+static double seconds_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int nc_sweep_run(nc_case *c, nc_target target, nc_sweep *out)
+{
+  memset(out, 0, sizeof(*out));
+  if (c->cfg->sweep_k == 0 && load(c, "sweep", target, out) == 0)
+    return 0;
+  const char *json = target == NC_TARGET_CREATE ? c->cfg->factory_config : c->cfg->table_config;
+  double t0 = seconds_now();
+  long first = c->cfg->sweep_k ? c->cfg->sweep_k : 1;
+  long last = c->cfg->sweep_k ? c->cfg->sweep_k : NC_SWEEP_CAP;
+  out->capped = 1;
+  for (long k = first; k <= last; k++) {
+    if (seconds_now() - t0 > NC_SWEEP_BUDGET_S)
+      break;
+    nc_call_outcome o;
+    if (nc_isolated_call(c, target, "the run's", json, k, &o) != 0)
+      return -1;
+    if (append(out, &o) != 0)
+      return -1;
+    if (o.completed && !o.fired) {
+      out->capped = 0; /* a clean run: every allocation point was covered */
+      break;
+    }
+  }
+  if (c->cfg->sweep_k)
+    out->capped = 0;
+  out->seconds = seconds_now() - t0;
+  if (!c->cfg->sweep_k)
+    save(c, "sweep", target, out);
+  return 0;
+}
+
+/* A JSON object that nests depth arrays. */
+static char *deeply_nested(size_t depth)
+{
+  char *s = malloc(2 * depth + 16);
+  if (!s)
+    return NULL;
+  size_t p = 0;
+  p += (size_t)sprintf(s, "{\"a\":");
+  memset(s + p, '[', depth);
+  p += depth;
+  memset(s + p, ']', depth);
+  p += depth;
+  strcpy(s + p, "}");
+  return s;
+}
+
+static char *huge_object(size_t bytes)
+{
+  char *s = malloc(bytes + 32);
+  if (!s)
+    return NULL;
+  strcpy(s, "{\"padding\": \"");
+  size_t p = strlen(s);
+  memset(s + p, 'x', bytes);
+  strcpy(s + p + bytes, "\"}");
+  return s;
+}
+
+int nc_config_calls_run(nc_case *c, nc_target target, nc_sweep *out)
+{
+  memset(out, 0, sizeof(*out));
+  if (load(c, "configs", target, out) == 0)
+    return 0;
+  char *nested = deeply_nested(100000), *huge = huge_object(1 << 20);
+  const struct {
+    const char *label;
+    const char *json;
+  } configs[] = {
+      {"'not JSON'", "this is not JSON"},
+      {"'[1, 2, 3]' (not an object)", "[1, 2, 3]"},
+      {"'' (empty)", ""},
+      {"NULL", NULL},
+      {"'{\"max_row_size\": 12' (truncated)", "{\"max_row_size\": 12"},
+      {"a 1 MiB object", huge},
+      {"an object nested 100000 deep", nested},
+      {"wrong-typed values", "{\"max_row_size\": \"many\", \"key_size\": [8], "
+                             "\"initial_capacity\": {\"a\": 1}, \"device_id\": null}"},
+  };
+  double t0 = seconds_now();
+  int rc = 0;
+  for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]) && rc == 0; i++) {
+    nc_call_outcome o;
+    if ((configs[i].label[0] == 'a' && !configs[i].json) ||
+        nc_isolated_call(c, target, configs[i].label, configs[i].json, 0, &o) != 0 ||
+        append(out, &o) != 0)
+      rc = -1;
+  }
+  for (size_t i = 0; rc == 0 && i < c->cfg->failing_count; i++) {
+    if (c->cfg->failing[i].target != (int)target)
+      continue;
+    nc_call_outcome o;
+    char label[64];
+    snprintf(label, sizeof(label), "#%zu declared failing in the profile", i + 1);
+    if (nc_isolated_call(c, target, label, c->cfg->failing[i].json, 0, &o) != 0)
+      rc = -1;
+    o.must_fail_with = c->cfg->failing[i].status;
+    if (rc == 0 && append(out, &o) != 0)
+      rc = -1;
+  }
+  free(nested);
+  free(huge);
+  out->seconds = seconds_now() - t0;
+  if (rc == 0)
+    save(c, "configs", target, out);
+  return rc;
+}
+
+void nc_sweep_free(nc_sweep *s)
+{
+  free(s->steps);
+  memset(s, 0, sizeof(*s));
+}

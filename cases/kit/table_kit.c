@@ -1,0 +1,734 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "table_kit.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "device_feed.h"
+#include "dtype.h"
+#include "guarded.h"
+#include "pool.h"
+#include "violations.h"
+
+/* Canary salts of the output buffers, so that each region's pattern is its own. */
+#define SALT_VALUES 3
+#define SALT_SIZES 7
+
+const char *nc_caps_problem(const nc_table_caps *caps, char *buf, size_t len)
+{
+  if (caps->key_size != 4 && caps->key_size != 8)
+    snprintf(buf, len, "key_size is %lld; the host supports 4 and 8", (long long)caps->key_size);
+  else if (caps->max_row_size <= 0)
+    snprintf(buf, len, "max_row_size is %lld; it must be positive", (long long)caps->max_row_size);
+  else if (caps->dtype < NVE_DTYPE_UNKNOWN || caps->dtype > NVE_DTYPE_QUINT8_ROWWISE_F16)
+    snprintf(buf, len, "value_dtype is %d, outside nve_data_type_t", (int)caps->dtype);
+  else
+    return NULL;
+  return buf;
+}
+
+const char *nc_caps_location_problem(const nc_table_caps *caps, int device_count, char *buf,
+                                     size_t len)
+{
+  if (caps->location != NVE_BUFFER_LOCATION_HOST && caps->location != NVE_BUFFER_LOCATION_DEVICE)
+    snprintf(buf, len, "preferred_buffer_location is %d, neither HOST nor DEVICE",
+             (int)caps->location);
+  else if (caps->device_id < -1)
+    snprintf(buf, len, "device_id is %d, below -1", (int)caps->device_id);
+  else if (caps->location == NVE_BUFFER_LOCATION_HOST && caps->device_id >= 0)
+    snprintf(buf, len, "a HOST table reports device %d", (int)caps->device_id);
+  else if (caps->location == NVE_BUFFER_LOCATION_DEVICE && caps->device_id < 0)
+    snprintf(buf, len, "a DEVICE table reports device %d", (int)caps->device_id);
+  else if (caps->location == NVE_BUFFER_LOCATION_DEVICE && device_count > 0 &&
+           caps->device_id >= device_count)
+    snprintf(buf, len, "a DEVICE table reports device %d; the runtime has %d device%s",
+             (int)caps->device_id, device_count, device_count == 1 ? "" : "s");
+  else
+    return NULL;
+  return buf;
+}
+
+int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t)
+{
+  memset(k, 0, sizeof(*k));
+  k->feed.device = -1; /* host buffers until the feed begins */
+  k->c = c;
+  k->t = *t;
+  k->observe = 1;
+  k->check_values = 1;
+  /* Tasks in order on the calling thread: table verdicts must not depend
+   * on task order, which SVC-07 checks on its own. Concurrent callers
+   * (TBL-12) still run at once. */
+  nc_pool_configure(c->cfg->workers, NC_SCHEDULE_INLINE, c->cfg->seed);
+  nc_call_capabilities(t, &k->caps);
+  if (nc_caps_block(c, &k->caps) != 0)
+    return -1;
+  /* The harness writes whole rows of the size the table declares. */
+  k->row = k->caps.max_row_size;
+  if (k->row > NC_TK_ROW_MAX) {
+    nc_skip(c, "max_row_size is %lld bytes: more than the harness feeds (%d MiB per row)",
+            (long long)k->row, NC_TK_ROW_MAX >> 20);
+    return -1;
+  }
+  k->rng = (c->cfg->seed ^ 0x6b69745f73656564ull) * 131 + (uint64_t)c->rule;
+  k->o = nc_oracle_new((int)k->caps.key_size, k->row, k->caps.dtype, c->cfg->exact,
+                       k->caps.invalid_key);
+  if (!k->o) {
+    nc_harness_error(c, "out of memory for the table model");
+    return -1;
+  }
+  /* A DEVICE table's buffers are copied to its device around each call,
+   * and its contexts give streams on that device. */
+  if (nc_feed_begin(c, k->caps.location, k->caps.device_id, &k->feed) != 0) {
+    nc_oracle_free(k->o);
+    k->o = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+void nc_tk_done(nc_tk *k)
+{
+  nc_oracle_free(k->o);
+  k->o = NULL;
+  nc_feed_end(&k->feed);
+}
+
+int nc_tk_open(nc_tk *k, nve_ext_table_factory_t *f, nc_case *c)
+{
+  nve_ext_table_t t;
+  if (nc_open_table(c, f, &t) != 0)
+    return -1;
+  if (nc_tk_init(k, c, &t) != 0) {
+    nc_close_table(f, &t);
+    return -1;
+  }
+  return 0;
+}
+
+void nc_tk_close(nc_tk *k, const nve_ext_table_factory_t *f)
+{
+  nc_close_table(f, &k->t);
+  nc_tk_done(k);
+}
+
+static uint64_t next_random(uint64_t *s)
+{
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void nc_tk_keys(nc_tk *k, int64_t *keys, int64_t n, int64_t first)
+{
+  for (int64_t i = 0; i < n; i++)
+    keys[i] = first + i;
+  for (int64_t i = n - 1; i > 0; i--) {
+    int64_t j = (int64_t)(next_random(&k->rng) % (uint64_t)(i + 1));
+    int64_t t = keys[i];
+    keys[i] = keys[j];
+    keys[j] = t;
+  }
+}
+
+int64_t nc_batch_for_rows(int64_t row, int64_t wanted)
+{
+  int64_t work = NC_BATCH_WORK_BYTES / (row > 0 ? row : 1), room = NC_TK_BUFFER_BYTES / (row + 16);
+  int64_t n = wanted < work ? wanted : work;
+  if (n < 64)
+    n = wanted < 64 ? wanted : 64;
+  return n < room ? n : room;
+}
+
+int64_t nc_tk_batch(nc_tk *k, int64_t wanted)
+{
+  int64_t fit = NC_TK_BUFFER_BYTES / (k->row + 16);
+  if (fit < 1)
+    fit = 1;
+  if (wanted <= fit)
+    return wanted;
+  if (!k->batch_noted++)
+    nc_note(k->c, "batch size", "the batches the case asks for",
+            "rows of %lld bytes: batches cut to %lld keys so that a buffer stays under %d MiB",
+            (long long)k->row, (long long)fit, NC_TK_BUFFER_BYTES >> 20);
+  return fit;
+}
+
+void nc_tk_mismatch(nc_tk *k, const char *call, const char *expected, const char *fmt, ...)
+{
+  char text[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof(text), fmt, ap);
+  va_end(ap);
+  if (k->mismatches++ == 0 && k->quiet)
+    snprintf(k->mismatch, sizeof(k->mismatch), "%s: %s", call, text);
+  if (!k->quiet)
+    nc_fail(k->c, call, expected, "%s", text);
+}
+
+/* The largest magnitude of the integers written as dtype's elements: half
+ * the exact range (so a sum of two stays exact), at most 999999. */
+static long value_range(nve_data_type_t dtype)
+{
+  long m = nc_dtype_exact_int(dtype) / 2;
+  return m > 999999 ? 999999 : m;
+}
+
+/* Element e of row i with this tag: an integer in [-range, range]. */
+static double element_value(uint64_t tag, int64_t i, int64_t e, long range)
+{
+  uint64_t h = tag * 2654435761u + (uint64_t)i * 40503u + (uint64_t)e * 9973u;
+  h = (h ^ (h >> 29)) * 0x9e3779b97f4a7c15ull;
+  /* A multiply and a shift map the hash's top half onto 0 .. 2 * range. */
+  uint64_t pick = ((h >> 32) * (uint64_t)(2 * range + 1)) >> 32;
+  return (double)((int64_t)pick - range);
+}
+
+void nc_fill_rows(unsigned char *out, int64_t n, int64_t stride, int64_t width,
+                  nve_data_type_t dtype, uint64_t tag)
+{
+  int64_t w = nc_dtype_width(dtype), elements = w ? width / w : 0;
+  long range = w ? value_range(dtype) : 0;
+  for (int64_t i = 0; i < n; i++) {
+    unsigned char *row = out + i * stride;
+    for (int64_t e = 0; e < elements; e++)
+      if (dtype == NVE_DTYPE_FLOAT32) { /* the common case, without the general encoder */
+        float v = (float)element_value(tag, i, e, range);
+        memcpy(row + 4 * e, &v, 4);
+      } else {
+        nc_dtype_encode(dtype, element_value(tag, i, e, range), row + e * w);
+      }
+    for (int64_t b = elements * w; b < width; b++)
+      row[b] = (unsigned char)(element_value(tag, i, b, 127) + 128);
+  }
+}
+
+void nc_tk_rows(const nc_tk *k, int64_t n, int64_t stride, uint64_t tag, unsigned char *out)
+{
+  nc_fill_rows(out, n, stride, k->row, k->caps.dtype, tag);
+}
+
+int64_t nc_tk_update_size(const nc_tk *k, nve_data_type_t dtype, int half)
+{
+  int64_t row_width = nc_dtype_width(k->caps.dtype), width = nc_dtype_width(dtype);
+  if (!row_width || !width)
+    return 0;
+  int64_t elements = k->row / row_width < k->row / width ? k->row / row_width : k->row / width;
+  if (half && elements > 1)
+    elements /= 2;
+  return elements * width;
+}
+
+/* ---- buffers ------------------------------------------------------------- */
+
+/* The buffers of one call, and copies of its inputs to compare afterwards. */
+typedef struct call_buffers {
+  nc_guarded keys, rows, mask, values, sizes;
+  unsigned char *keys_copy, *rows_copy, *mask_copy;
+  size_t violations_before;
+  /* A DEVICE table's copies of the buffers (canaries included), by the
+   * order of the fields above; NULL for a HOST table. */
+  unsigned char *device[5];
+} call_buffers;
+
+/* The guarded buffers of a call, in the order of call_buffers.device. */
+static nc_guarded *buffer_at(call_buffers *b, int i)
+{
+  nc_guarded *all[5] = {&b->keys, &b->rows, &b->mask, &b->values, &b->sizes};
+  return all[i];
+}
+
+/* A device copy covers the front canary's last NC_GUARD_FRONT bytes, the
+ * data and the padding, so that stray device writes near the buffer show
+ * as damage. */
+static size_t mirror_size(const nc_guarded *g) { return NC_GUARD_FRONT + (g->size + 15) / 16 * 16; }
+
+/* Before a DEVICE table's call: every buffer to its device. 0 or -1. */
+static int to_device(nc_tk *k, call_buffers *b)
+{
+  if (k->feed.device < 0)
+    return 0;
+  nc_feed_enter(&k->feed);
+  for (int i = 0; i < 5; i++) {
+    nc_guarded *g = buffer_at(b, i);
+    if (!g->data)
+      continue;
+    void *d = nc_feed_alloc(&k->feed, mirror_size(g));
+    if (!d || nc_feed_put(d, g->data - NC_GUARD_FRONT, mirror_size(g)) != 0) {
+      nc_feed_free(d);
+      nc_harness_error(k->c, "could not copy a %zu-byte buffer to device %d", g->size,
+                       k->feed.device);
+      return -1;
+    }
+    b->device[i] = (unsigned char *)d;
+  }
+  return 0;
+}
+
+/* The pointer a call passes for g: its device copy, or g itself. */
+static void *arg(call_buffers *b, int i)
+{
+  nc_guarded *g = buffer_at(b, i);
+  if (!g->data)
+    return NULL;
+  return b->device[i] ? b->device[i] + NC_GUARD_FRONT : g->data;
+}
+
+/* After the call: everything back, for the same checks as a HOST table's. */
+static void from_device(call_buffers *b)
+{
+  for (int i = 0; i < 5; i++) {
+    nc_guarded *g = buffer_at(b, i);
+    if (!b->device[i])
+      continue;
+    nc_feed_get(g->data - NC_GUARD_FRONT, b->device[i], mirror_size(g));
+    nc_feed_free(b->device[i]);
+    b->device[i] = NULL;
+  }
+}
+
+static void buffers_free(call_buffers *b)
+{
+  for (int i = 0; i < 5; i++)
+    nc_feed_free(b->device[i]);
+  nc_guarded_free(&b->keys);
+  nc_guarded_free(&b->rows);
+  nc_guarded_free(&b->mask);
+  nc_guarded_free(&b->values);
+  nc_guarded_free(&b->sizes);
+  free(b->keys_copy);
+  free(b->rows_copy);
+  free(b->mask_copy);
+}
+
+static int guarded(nc_tk *k, nc_guarded *g, const char *op, const char *what, size_t size)
+{
+  char name[48];
+  snprintf(name, sizeof(name), "%s %s", op, what);
+  if (nc_guarded_alloc(g, name, size) == 0)
+    return 0;
+  nc_harness_error(k->c, "out of memory mapping a %zu-byte buffer", size);
+  return -1;
+}
+
+static unsigned char *copy_of(const nc_guarded *g)
+{
+  unsigned char *p = malloc(g->size ? g->size : 1);
+  if (p)
+    memcpy(p, g->data, g->size);
+  return p;
+}
+
+/* rows_size for a call that passes no rows (erase, find). */
+#define NO_ROWS ((size_t)-1)
+
+/* Keys (and rows) for a call, with copies to verify they stay unchanged. */
+static int buffers_inputs(nc_tk *k, call_buffers *b, const char *op, int64_t n,
+                          const int64_t *keys, size_t rows_size)
+{
+  memset(b, 0, sizeof(*b));
+  b->keys.slot = b->rows.slot = b->mask.slot = b->values.slot = b->sizes.slot = -1;
+  size_t ks = (size_t)k->caps.key_size;
+  if (guarded(k, &b->keys, op, "keys", (size_t)n * ks) != 0)
+    return -1;
+  for (int64_t i = 0; i < n; i++) {
+    if (ks == 4) {
+      int32_t v = (int32_t)keys[i];
+      memcpy(b->keys.data + 4 * i, &v, 4);
+    } else {
+      memcpy(b->keys.data + 8 * i, &keys[i], 8);
+    }
+  }
+  /* Rows for every writing call, n == 0 too: a table may check its
+   * pointers before it looks at n. */
+  if (rows_size != NO_ROWS && guarded(k, &b->rows, op, "values", rows_size) != 0)
+    return -1;
+  b->violations_before = nc_violation_count(NC_RULE_TBL_04);
+  return 0;
+}
+
+static int buffers_copy_inputs(nc_tk *k, call_buffers *b)
+{
+  b->keys_copy = copy_of(&b->keys);
+  b->rows_copy = b->rows.data ? copy_of(&b->rows) : NULL;
+  b->mask_copy = b->mask.data ? copy_of(&b->mask) : NULL;
+  if (!b->keys_copy || (b->rows.data && !b->rows_copy) || (b->mask.data && !b->mask_copy)) {
+    nc_harness_error(k->c, "out of memory copying call inputs");
+    return -1;
+  }
+  return 0;
+}
+
+/* An input the call changed is a TBL-04 violation, in whichever case it
+ * happens (the case of TBL-04 reports it with its own evidence). */
+static void check_unchanged(const char *call, const char *what, const nc_guarded *g,
+                            const unsigned char *copy)
+{
+  if (!g->data || !copy || memcmp(g->data, copy, g->size) == 0)
+    return;
+  for (size_t i = 0; i < g->size; i++)
+    if (g->data[i] != copy[i]) {
+      nc_violation_recordf(NC_RULE_TBL_04, "%s modified its (const) %s buffer at offset %zu of %zu bytes",
+                           call, what, i, g->size);
+      return;
+    }
+}
+
+/* Bits set in the input hit_mask must stay set (TBL-03), in every case. */
+static void check_resolved_bits(const char *call, const call_buffers *b, int64_t n)
+{
+  if (!b->mask.data || !b->mask_copy)
+    return;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t before, after;
+    memcpy(&before, b->mask_copy + 8 * (i / 64), 8);
+    memcpy(&after, b->mask.data + 8 * (i / 64), 8);
+    if ((before >> (i % 64) & 1) && !(after >> (i % 64) & 1)) {
+      nc_violation_recordf(NC_RULE_TBL_03, "%s: hit_mask bit %lld was set on entry and is clear on "
+                           "return", call, (long long)i);
+      return;
+    }
+  }
+}
+
+static void check_edges(nc_tk *k, const char *call, const char *what, const nc_guarded *g)
+{
+  char where[96];
+  if (nc_guarded_edges_damaged(g, where, sizeof(where)))
+    nc_tk_mismatch(k, call, "nothing written outside the buffer",
+                   "the %s buffer was written %s", what, where);
+}
+
+/* The checks common to every call: inputs unchanged (recorded in every
+ * case), and for TBL-04 the canaries and guards. */
+static void check_bounds(nc_tk *k, const char *call, call_buffers *b)
+{
+  check_unchanged(call, "keys", &b->keys, b->keys_copy);
+  check_unchanged(call, "values", &b->rows, b->rows_copy);
+  if (!k->check_bounds)
+    return;
+  check_edges(k, call, "keys", &b->keys);
+  check_edges(k, call, "values", &b->rows);
+  check_edges(k, call, "hit_mask", &b->mask);
+  check_edges(k, call, "output values", &b->values);
+  check_edges(k, call, "value_sizes", &b->sizes);
+  size_t now = nc_violation_count(NC_RULE_TBL_04);
+  for (size_t v = b->violations_before; v < now; v++) {
+    const char *text = nc_violation_text(NC_RULE_TBL_04, v);
+    nc_tk_mismatch(k, call, "no access outside the call's buffers", "%s",
+                   text ? text : "an access to a guard page");
+  }
+}
+
+static const char *status_text(nc_tk *k, char *buf, size_t len)
+{
+  buf[0] = '\0';
+  nc_read_plugin_string(nc_call_table_last_error(&k->t), buf, len);
+  return buf;
+}
+
+/* After a modifying op: the model follows a success, forgets on failure. */
+static int after_modify(nc_tk *k, const char *call, nve_status_t s, int may_fail, int64_t n,
+                        const void *keys)
+{
+  if (s == NVE_SUCCESS)
+    return 1;
+  k->failed_ops++;
+  if (!may_fail) {
+    char msg[256];
+    nc_tk_mismatch(k, call, "NVE_SUCCESS for a valid call", "status %d (%s)", (int)s,
+                   status_text(k, msg, sizeof(msg)));
+  }
+  if (keys)
+    nc_oracle_forget(k->o, n, keys);
+  else
+    nc_oracle_forget_all(k->o);
+  return 0;
+}
+
+typedef nve_status_t (*rows_op)(const nve_ext_table_t *, int64_t, const void *, int64_t,
+                                int64_t, const void *);
+
+static nve_status_t write_rows(nc_tk *k, const char *op, rows_op call_op, int64_t n,
+                               const int64_t *keys, int64_t stride, uint64_t tag, int may_fail)
+{
+  if (stride < k->row)
+    stride = k->row;
+  call_buffers b;
+  nve_status_t s = NVE_ERROR_OUT_OF_MEMORY;
+  if (buffers_inputs(k, &b, op, n, keys, (size_t)(n * stride)) != 0)
+    goto out;
+  nc_canary_fill(b.rows.data, b.rows.size, 11); /* the stride gaps */
+  nc_tk_rows(k, n, stride, tag, b.rows.data);
+  if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
+    goto out;
+  s = call_op(&k->t, n, arg(&b, 0), stride, k->row, arg(&b, 1));
+  from_device(&b);
+  char call[64];
+  snprintf(call, sizeof(call), "%s (n=%lld)", op, (long long)n);
+  check_bounds(k, call, &b);
+  if (after_modify(k, call, s, may_fail, n, b.keys_copy)) {
+    if (call_op == nc_call_insert)
+      nc_oracle_insert(k->o, n, b.keys_copy, stride, b.rows_copy);
+    else
+      nc_oracle_update(k->o, n, b.keys_copy, stride, b.rows_copy);
+  }
+out:
+  buffers_free(&b);
+  return s;
+}
+
+nve_status_t nc_tk_insert(nc_tk *k, int64_t n, const int64_t *keys, int64_t stride,
+                          uint64_t tag, int may_fail)
+{
+  return write_rows(k, "insert", nc_call_insert, n, keys, stride, tag, may_fail);
+}
+
+nve_status_t nc_tk_update(nc_tk *k, int64_t n, const int64_t *keys, int64_t stride,
+                          uint64_t tag, int may_fail)
+{
+  return write_rows(k, "update", nc_call_update, n, keys, stride, tag, may_fail);
+}
+
+nve_status_t nc_tk_accumulate(nc_tk *k, int64_t n, const int64_t *keys, nve_data_type_t dtype,
+                              int64_t size, uint64_t tag, int may_fail)
+{
+  int64_t stride = size > 0 ? size : 8;
+  call_buffers b;
+  nve_status_t s = NVE_ERROR_OUT_OF_MEMORY;
+  if (buffers_inputs(k, &b, "update_accumulate", n, keys, (size_t)(n * stride)) != 0)
+    goto out;
+  /* Small updates (a quarter of the range), so that sums stay exact. */
+  int64_t width = nc_dtype_width(dtype);
+  long range = width ? value_range(dtype) / 2 : 0;
+  for (int64_t i = 0; i < n; i++) {
+    unsigned char *at = b.rows.data + i * stride;
+    for (int64_t e = 0; width && e < size / width; e++)
+      nc_dtype_encode(dtype, element_value(tag, i, e, range > 0 ? range : 1), at + e * width);
+    for (int64_t e = width ? size / width * width : 0; e < stride; e++)
+      at[e] = (unsigned char)(element_value(tag, i, e, 127) + 128);
+  }
+  if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
+    goto out;
+  s = nc_call_update_accumulate(&k->t, n, arg(&b, 0), stride, size, arg(&b, 1), dtype);
+  from_device(&b);
+  char call[96];
+  snprintf(call, sizeof(call), "update_accumulate (n=%lld, %s updates, dtype %d)", (long long)n,
+           nc_dtype_name(dtype), (int)dtype);
+  check_bounds(k, call, &b);
+  if (after_modify(k, call, s, may_fail, n, b.keys_copy) &&
+      nc_oracle_accumulate(k->o, n, b.keys_copy, stride, size, b.rows_copy, dtype) != 0)
+    nc_oracle_forget(k->o, n, b.keys_copy); /* a sum the model cannot compute */
+out:
+  buffers_free(&b);
+  return s;
+}
+
+nve_status_t nc_tk_erase(nc_tk *k, int64_t n, const int64_t *keys, int may_fail)
+{
+  call_buffers b;
+  nve_status_t s = NVE_ERROR_OUT_OF_MEMORY;
+  if (buffers_inputs(k, &b, "erase", n, keys, NO_ROWS) != 0 || buffers_copy_inputs(k, &b) != 0 ||
+      to_device(k, &b) != 0)
+    goto out;
+  s = nc_call_erase(&k->t, n, arg(&b, 0));
+  from_device(&b);
+  char call[48];
+  snprintf(call, sizeof(call), "erase (n=%lld)", (long long)n);
+  check_bounds(k, call, &b);
+  if (after_modify(k, call, s, may_fail, n, b.keys_copy))
+    nc_oracle_erase(k->o, n, b.keys_copy);
+out:
+  buffers_free(&b);
+  return s;
+}
+
+nve_status_t nc_tk_clear(nc_tk *k, int may_fail)
+{
+  nc_feed_enter(&k->feed);
+  nve_status_t s = nc_call_clear(&k->t);
+  if (after_modify(k, "clear", s, may_fail, 0, NULL))
+    nc_oracle_clear(k->o);
+  return s;
+}
+
+/* ---- find ------------------------------------------------------------------ */
+
+static int bit(const uint64_t *mask, int64_t i) { return (int)(mask[i / 64] >> (i % 64) & 1); }
+
+static void describe_wrong_bytes(const nc_tk *k, int64_t key, const unsigned char *got,
+                                 int64_t offset, char *out, size_t len)
+{
+  const unsigned char *want = nc_oracle_expected(k->o, key);
+  int64_t w = nc_dtype_width(k->caps.dtype);
+  if (w && want && offset < k->row / w * w) {
+    int64_t e = offset / w;
+    snprintf(out, len, "first difference at byte %lld (%s element %lld): got %g, the last "
+             "write stored %g",
+             (long long)offset, nc_dtype_name(k->caps.dtype), (long long)e,
+             nc_dtype_decode(k->caps.dtype, got + w * e),
+             nc_dtype_decode(k->caps.dtype, want + w * e));
+  } else {
+    snprintf(out, len, "first difference at byte %lld: got 0x%02x, the last write stored 0x%02x",
+             (long long)offset, got[offset], want ? want[offset] : 0);
+  }
+}
+
+/* One key's answer: hit or miss, against the model. */
+static void check_answer(nc_tk *k, const char *call, int64_t i, int64_t key, int hit,
+                         const unsigned char *bytes, int64_t size)
+{
+  int64_t offset = 0;
+  nc_oracle_verdict v = nc_oracle_check(k->o, key, hit, bytes, size, &offset);
+  if (v == NC_ORACLE_OK || !k->check_values) {
+    if (k->observe)
+      nc_oracle_observe(k->o, key, hit, bytes);
+    return;
+  }
+  char detail[200] = "";
+  if (v == NC_ORACLE_WRONG_BYTES)
+    describe_wrong_bytes(k, key, bytes, offset, detail, sizeof(detail));
+  else if (v == NC_ORACLE_WRONG_SIZE)
+    snprintf(detail, sizeof(detail), "value_sizes says %lld, %lld bytes were written",
+             (long long)size, (long long)k->row);
+  nc_tk_mismatch(k, call, "the bytes last written for the key, or a miss where allowed",
+                 "key %lld (index %lld): %s%s%s", (long long)key, (long long)i,
+                 nc_oracle_verdict_text(v), detail[0] ? "; " : "", detail);
+  /* Re-sync, so that one wrong answer is reported once. */
+  if (k->observe)
+    nc_oracle_observe(k->o, key, hit, bytes);
+}
+
+/* Whether the 8 bytes of value_sizes[i] still hold their canary. */
+static int size_untouched(const nc_guarded *sizes, int64_t i)
+{
+  return nc_canary_damage(sizes->data + 8 * i, 8, SALT_SIZES + 8 * (size_t)i) < 0;
+}
+
+static int nonzero_size(const nc_guarded *sizes, int64_t i)
+{
+  int64_t v;
+  memcpy(&v, sizes->data + 8 * i, 8);
+  return v != 0;
+}
+
+static int slot_untouched(const nc_guarded *values, int64_t i, int64_t stride)
+{
+  return nc_canary_damage(values->data + i * stride, (size_t)stride,
+                          SALT_VALUES + (size_t)(i * stride)) < 0;
+}
+
+static void check_resolved_key(nc_tk *k, const char *call, call_buffers *b, int64_t i,
+                               int64_t stride)
+{
+  if (!k->check_resolved)
+    return;
+  if (b->mask.data && !bit((const uint64_t *)b->mask.data, i))
+    nc_tk_mismatch(k, call, "resolved bits stay set", "bit %lld was set on entry and is clear "
+                   "on return", (long long)i);
+  if (b->values.data && !slot_untouched(&b->values, i, stride))
+    nc_tk_mismatch(k, call, "resolved keys' value slots untouched",
+                   "the value slot of index %lld (resolved on entry) was written", (long long)i);
+  if (b->sizes.data && !size_untouched(&b->sizes, i))
+    nc_tk_mismatch(k, call, "resolved keys' value_sizes untouched",
+                   "value_sizes[%lld] (resolved on entry) was written", (long long)i);
+}
+
+static void check_gap(nc_tk *k, const char *call, call_buffers *b, int64_t i, int64_t stride,
+                      int64_t size)
+{
+  int64_t from = size >= 0 ? size : k->caps.max_row_size;
+  if (!k->check_bounds || !b->values.data || from >= stride)
+    return;
+  if (from < 0)
+    from = 0;
+  long at = nc_canary_damage(b->values.data + i * stride + from, (size_t)(stride - from),
+                             SALT_VALUES + (size_t)(i * stride + from));
+  if (at >= 0)
+    nc_tk_mismatch(k, call, "nothing written between value_size and value_stride",
+                   "index %lld: byte %lld of its slot (value size %lld, stride %lld) was written",
+                   (long long)i, (long long)(from + at), (long long)from, (long long)stride);
+}
+
+int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts *opts,
+                   unsigned char *hits_out)
+{
+  static const nc_find_opts defaults;
+  if (!opts)
+    opts = &defaults;
+  int64_t stride = opts->stride > 0 ? opts->stride : k->row;
+  size_t words = (size_t)(n + 63) / 64;
+  call_buffers b;
+  int64_t hits = -1;
+  if (buffers_inputs(k, &b, "find", n, keys, NO_ROWS) != 0 ||
+      (!opts->null_mask && guarded(k, &b.mask, "find", "hit_mask", words * 8) != 0) ||
+      (!opts->null_values && guarded(k, &b.values, "find", "values", (size_t)(n * stride)) != 0) ||
+      (!opts->null_sizes && guarded(k, &b.sizes, "find", "value_sizes", (size_t)n * 8) != 0))
+    goto out;
+  uint64_t *mask = (uint64_t *)b.mask.data;
+  if (mask && opts->resolved)
+    for (int64_t i = 0; i < n; i++)
+      if (bit(opts->resolved, i))
+        mask[i / 64] |= 1ull << (i % 64);
+  if (b.values.data)
+    nc_canary_fill(b.values.data, b.values.size, SALT_VALUES);
+  if (b.sizes.data)
+    nc_canary_fill(b.sizes.data, b.sizes.size, SALT_SIZES);
+  if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
+    goto out;
+  nve_status_t s = nc_call_find(&k->t, n, arg(&b, 0), arg(&b, 2), stride, arg(&b, 3), arg(&b, 4));
+  from_device(&b);
+  char call[96];
+  snprintf(call, sizeof(call), "find (n=%lld%s%s%s%s)", (long long)n,
+           opts->resolved ? ", some keys resolved" : "", opts->null_mask ? ", NULL hit_mask" : "",
+           opts->null_values ? ", NULL values" : "", opts->null_sizes ? ", NULL value_sizes" : "");
+  check_bounds(k, call, &b);
+  check_resolved_bits(call, &b, n);
+  if (s != NVE_SUCCESS) {
+    char msg[256];
+    k->failed_ops++;
+    if (!opts->may_fail)
+      nc_tk_mismatch(k, call, "NVE_SUCCESS for a valid call", "status %d (%s)", (int)s,
+                     status_text(k, msg, sizeof(msg)));
+    goto out;
+  }
+  if (mask && k->check_bounds && n % 64 != 0 && (mask[n / 64] >> (n % 64)) != 0)
+    nc_tk_mismatch(k, call, "hit_mask bits >= n stay zero",
+                   "bits above %lld of the last word are set (word 0x%016llx)", (long long)n,
+                   (unsigned long long)mask[n / 64]);
+  hits = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (mask && opts->resolved && bit(opts->resolved, i)) {
+      check_resolved_key(k, call, &b, i, stride);
+      if (hits_out)
+        hits_out[i] = 2;
+      continue;
+    }
+    int hit;
+    if (mask)
+      hit = bit(mask, i);
+    else if (b.sizes.data)
+      hit = !size_untouched(&b.sizes, i) && nonzero_size(&b.sizes, i);
+    else
+      continue; /* values alone do not tell a hit from a miss that zeroes its slot */
+    int64_t size = -1;
+    if (hit && b.sizes.data)
+      memcpy(&size, b.sizes.data + 8 * i, 8);
+    const unsigned char *bytes = hit && b.values.data ? b.values.data + i * stride : NULL;
+    int64_t key = nc_oracle_key(k->o, b.keys_copy, i);
+    check_answer(k, call, i, key, hit, bytes, size);
+    if (hit)
+      check_gap(k, call, &b, i, stride, size);
+    hits += hit;
+    if (hits_out)
+      hits_out[i] = (unsigned char)hit;
+  }
+out:
+  buffers_free(&b);
+  return hits;
+}

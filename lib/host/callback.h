@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Which plugin callback a thread is running, so that a crash, a hang or an
+ * exit inside plugin code is blamed on the right callback, and so that the
+ * allocation accounting knows when plugin code runs.
+ *
+ * Each thread has its own name (a crash is attributed to the callback of
+ * the thread that crashed); the last name entered by any thread is also
+ * copied to a page the parent process can read after a hang. */
+#ifndef NC_CALLBACK_H
+#define NC_CALLBACK_H
+
+#define NC_CALLBACK_NAME_MAX 128
+
+/* Names the plugin callback this thread is about to run (printf format). */
+void nc_callback_enter(const char *name);
+void nc_callbackf_enter(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Back in harness code on this thread. */
+void nc_callback_leave(void);
+/* The callback this thread is in, or NULL. Async-signal-safe. */
+const char *nc_callback_current(void);
+/* The page (NC_CALLBACK_NAME_MAX bytes, shared with the parent) that gets
+ * the last entered name; NULL: private memory. Its first byte is 0 when no
+ * callback runs. */
+void nc_callback_share(char *page);
+/* A small number for the calling thread (1 for the first that asks), for
+ * evidence. Async-signal-safe. */
+int nc_callback_thread(void);
+/* The name last entered on any thread (the shared page), or NULL. */
+const char *nc_callback_last(void);
+
+#endif

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "calls.h"
+
+#include <string.h>
+
+#include "context.h"
+#include "violations.h"
+#include "callback.h"
+
+/* ERR-01, for every family: a status outside the enum is recorded with
+ * the callback that returned it (still named as the current callback). */
+static nve_status_t checked(const char *callback, nve_status_t s)
+{
+  if (s < NVE_SUCCESS || s > NVE_ERROR_OUT_OF_MEMORY)
+    nc_violation_recordf(NC_RULE_ERR_01, "%s returned %d, which is not a nve_status_t value", callback,
+                         (int)s);
+  return s;
+}
+
+nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
+                                    nve_ext_table_factory_t *out, const char **out_error)
+{
+  nc_callback_enter("nve_plugin_create_external_factory");
+  nve_status_t s = checked("nve_plugin_create_external_factory",
+                           p->create_external_factory(json, out, out_error));
+  nc_callback_leave();
+  return s;
+}
+
+nve_status_t nc_call_produce(const nve_ext_table_factory_t *f, int64_t table_id,
+                             const char *json, nve_ext_table_t *out)
+{
+  nc_callback_enter("factory produce");
+  nve_status_t s = checked("factory produce", f->ops->produce(f->self, table_id, json, out));
+  nc_callback_leave();
+  return s;
+}
+
+const char *nc_call_factory_last_error(const nve_ext_table_factory_t *f)
+{
+  nc_callback_enter("factory last_error");
+  const char *s = f->ops->last_error(f->self);
+  nc_callback_leave();
+  return s;
+}
+
+void nc_call_factory_destroy(const nve_ext_table_factory_t *f)
+{
+  nc_callback_enter("factory destroy");
+  f->ops->destroy(f->self);
+  nc_callback_leave();
+}
+
+void nc_call_table_destroy(const nve_ext_table_t *t)
+{
+  nc_callback_enter("table destroy");
+  t->ops->destroy(t->self);
+  nc_callback_leave();
+}
+
+/* Brackets one table operation: names it for crash attribution and gives it
+ * a context that is retired afterwards. */
+#define TABLE_OP(NAME, CALL)                        \
+  nve_ext_context_t ctx = nc_context_acquire(NAME); \
+  if (!ctx)                                         \
+    return NVE_ERROR_OUT_OF_MEMORY;                 \
+  nc_callback_enter("table " NAME);                 \
+  nve_status_t s = checked("table " NAME, (CALL)); \
+  nc_callback_leave();                              \
+  nc_context_release(ctx);                          \
+  return s;
+
+/* The same for the ops that take a batch: the callback's name gives n. */
+#define TABLE_BATCH_OP(NAME, N, CALL)                         \
+  nve_ext_context_t ctx = nc_context_acquire(NAME);           \
+  if (!ctx)                                                   \
+    return NVE_ERROR_OUT_OF_MEMORY;                           \
+  nc_callbackf_enter("table " NAME " (n=%lld)", (long long)(N)); \
+  nve_status_t s = checked("table " NAME, (CALL));           \
+  nc_callback_leave();                                        \
+  nc_context_release(ctx);                                    \
+  return s;
+
+nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
+                          uint64_t *hit_mask, int64_t value_stride, void *values,
+                          int64_t *value_sizes)
+{
+  TABLE_BATCH_OP("find", n, t->ops->find(t->self, ctx, n, keys, hit_mask, value_stride, values,
+                                value_sizes))
+}
+
+nve_status_t nc_call_insert(const nve_ext_table_t *t, int64_t n, const void *keys,
+                            int64_t value_stride, int64_t value_size, const void *values)
+{
+  TABLE_BATCH_OP("insert", n, t->ops->insert(t->self, ctx, n, keys, value_stride, value_size, values))
+}
+
+nve_status_t nc_call_update(const nve_ext_table_t *t, int64_t n, const void *keys,
+                            int64_t value_stride, int64_t value_size, const void *values)
+{
+  TABLE_BATCH_OP("update", n, t->ops->update(t->self, ctx, n, keys, value_stride, value_size, values))
+}
+
+nve_status_t nc_call_update_accumulate(const nve_ext_table_t *t, int64_t n, const void *keys,
+                                       int64_t update_stride, int64_t update_size,
+                                       const void *updates, nve_data_type_t dtype)
+{
+  TABLE_BATCH_OP("update_accumulate", n, t->ops->update_accumulate(t->self, ctx, n, keys, update_stride,
+                                                          update_size, updates, dtype))
+}
+
+nve_status_t nc_call_erase(const nve_ext_table_t *t, int64_t n, const void *keys)
+{
+  TABLE_BATCH_OP("erase", n, t->ops->erase(t->self, ctx, n, keys))
+}
+
+nve_status_t nc_call_clear(const nve_ext_table_t *t)
+{
+  TABLE_OP("clear", t->ops->clear(t->self, ctx))
+}
+
+nve_status_t nc_call_reset_lookup_counter(const nve_ext_table_t *t)
+{
+  TABLE_OP("reset_lookup_counter", t->ops->reset_lookup_counter(t->self, ctx))
+}
+
+nve_status_t nc_call_get_lookup_counter(const nve_ext_table_t *t, int64_t *counter)
+{
+  TABLE_OP("get_lookup_counter", t->ops->get_lookup_counter(t->self, ctx, counter))
+}
+
+const char *nc_call_table_last_error(const nve_ext_table_t *t)
+{
+  nc_callback_enter("table last_error");
+  const char *s = t->ops->last_error(t->self);
+  nc_callback_leave();
+  return s;
+}
+
+int64_t nc_call_key_size(const nve_ext_table_t *t)
+{
+  nc_callback_enter("table key_size");
+  int64_t v = t->ops->key_size(t->self);
+  nc_callback_leave();
+  return v;
+}
+
+int64_t nc_call_max_row_size(const nve_ext_table_t *t)
+{
+  nc_callback_enter("table max_row_size");
+  int64_t v = t->ops->max_row_size(t->self);
+  nc_callback_leave();
+  return v;
+}
+
+nve_buffer_location_t nc_call_location(const nve_ext_table_t *t)
+{
+  nc_callback_enter("table preferred_buffer_location");
+  nve_buffer_location_t v = t->ops->preferred_buffer_location(t->self);
+  nc_callback_leave();
+  return v;
+}
+
+int32_t nc_call_device_id(const nve_ext_table_t *t)
+{
+  nc_callback_enter("table device_id");
+  int32_t v = t->ops->device_id(t->self);
+  nc_callback_leave();
+  return v;
+}
+
+void nc_call_capabilities(const nve_ext_table_t *t, nc_table_caps *out)
+{
+  nc_callback_enter("table capabilities (preferred_buffer_location .. lookup_counter_hits)");
+  out->location = t->ops->preferred_buffer_location(t->self);
+  out->device_id = t->ops->device_id(t->self);
+  out->max_row_size = t->ops->max_row_size(t->self);
+  out->key_size = t->ops->key_size(t->self);
+  out->invalid_key = t->ops->invalid_key(t->self);
+  out->dtype = t->ops->value_dtype(t->self);
+  out->counter_hits = t->ops->lookup_counter_hits(t->self);
+  nc_callback_leave();
+}
+
+const char *const nc_table_ops_names[NC_TABLE_OPS_FNS] = {
+    "destroy",        "preferred_buffer_location", "device_id",    "max_row_size",
+    "key_size",       "invalid_key",               "value_dtype",  "lookup_counter_hits",
+    "reset_lookup_counter", "get_lookup_counter",  "find",         "insert",
+    "update",         "update_accumulate",         "erase",        "clear",
+    "last_error"};
+
+const char *const nc_factory_ops_names[NC_FACTORY_OPS_FNS] = {"destroy", "produce",
+                                                             "last_error"};
+
+/* The 1.0 function pointers sit at 8-byte steps after struct_size. */
+const void *nc_ops_fn(const void *ops, int i)
+{
+  const void *fn;
+  memcpy(&fn, (const char *)ops + 8 + 8 * (size_t)i, sizeof(fn));
+  return fn;
+}
+
+int nc_destroy_known_good(const void *ops)
+{
+  if (!ops)
+    return 0;
+  uint32_t size;
+  memcpy(&size, ops, sizeof(size));
+  return size >= 16 && nc_ops_fn(ops, 0) != NULL;
+}
+
+int nc_handle_usable(const void *self, const void *ops, uint32_t size_1_0, int nfns)
+{
+  if (!self || !ops)
+    return 0;
+  uint32_t size;
+  memcpy(&size, ops, sizeof(size));
+  if (size < size_1_0)
+    return 0;
+  for (int i = 0; i < nfns; i++)
+    if (!nc_ops_fn(ops, i))
+      return 0;
+  return 1;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *nc_strdupf(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0)
+    s = NULL;
+  va_end(ap);
+  return s;
+}
+
+const char *nc_verdict_name(nc_verdict v)
+{
+  static const char *const names[] = {"PASS", "FAIL", "WARN", "SKIP", "ERROR", "WAIVED"};
+  return v >= 0 && v < NC_VERDICT_COUNT_ ? names[v] : "?";
+}
+
+const char *nc_severity_name(nc_severity s) { return s == NC_MUST ? "MUST" : "SHOULD"; }
+
+nc_report *nc_report_new(void) { return calloc(1, sizeof(nc_report)); }
+
+nc_result *nc_report_add(nc_report *r, const nc_rule_info *rule)
+{
+  nc_result *p = realloc(r->results, (r->nresults + 1) * sizeof(*p));
+  if (!p)
+    return NULL;
+  r->results = p;
+  nc_result *res = &r->results[r->nresults++];
+  memset(res, 0, sizeof(*res));
+  res->rule = rule;
+  return res;
+}
+
+void nc_result_add_evidence(nc_result *res, const char *level, const char *call,
+                            const char *expected, const char *observed)
+{
+  nc_evidence *p = realloc(res->evidence, (res->nevidence + 1) * sizeof(*p));
+  if (!p)
+    return;
+  res->evidence = p;
+  nc_evidence *e = &p[res->nevidence++];
+  e->level = strdup(level ? level : "");
+  e->call = strdup(call ? call : "");
+  e->expected = strdup(expected ? expected : "");
+  e->observed = strdup(observed ? observed : "");
+}
+
+void nc_result_set_reason(nc_result *res, const char *fmt, ...)
+{
+  free(res->reason);
+  va_list ap;
+  va_start(ap, fmt);
+  if (vasprintf(&res->reason, fmt, ap) < 0)
+    res->reason = NULL;
+  va_end(ap);
+}
+
+size_t nc_report_count(const nc_report *r, nc_verdict v)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < r->nresults; i++)
+    n += r->results[i].verdict == v;
+  return n;
+}
+
+int nc_report_exit_code(const nc_report *r)
+{
+  if (r->usage_error)
+    return NC_EXIT_USAGE;
+  if (r->error || r->harness_error)
+    return NC_EXIT_HARNESS;
+  size_t new_failures = 0;
+  for (size_t i = 0; i < r->nresults; i++)
+    new_failures += r->results[i].verdict == NC_VERDICT_FAIL && !r->results[i].known;
+  if (new_failures > 0 || (r->strict && (nc_report_count(r, NC_VERDICT_WARN) > 0 ||
+                                         r->gate_problems > 0)))
+    return NC_EXIT_FAIL;
+  if (nc_report_count(r, NC_VERDICT_ERROR) > 0)
+    return NC_EXIT_HARNESS;
+  return NC_EXIT_PASS;
+}
+
+const char *nc_report_error(const nc_report *r) { return r->error; }
+
+void nc_result_release(nc_result *res)
+{
+  for (size_t i = 0; i < res->nevidence; i++) {
+    free(res->evidence[i].level);
+    free(res->evidence[i].call);
+    free(res->evidence[i].expected);
+    free(res->evidence[i].observed);
+  }
+  free(res->evidence);
+  for (size_t i = 0; i < res->nframes; i++)
+    free(res->frames[i]);
+  free(res->frames);
+  free(res->reason);
+  free(res->crash);
+  free(res->output);
+  free(res->reproduce);
+  free(res->waiver);
+  memset(res, 0, sizeof(*res));
+}
+
+void nc_report_free(nc_report *r)
+{
+  if (!r)
+    return;
+  for (size_t i = 0; i < r->nresults; i++)
+    nc_result_release(&r->results[i]);
+  free(r->results);
+  for (size_t i = 0; i < r->ngate_notes; i++)
+    free(r->gate_notes[i]);
+  free(r->gate_notes);
+  free(r->waivers_path);
+  free(r->baseline_path);
+  free(r->cuda);
+  for (size_t i = 0; i < r->nneeded; i++)
+    free(r->needed[i]);
+  free(r->needed);
+  char *strings[] = {r->plugin_path,    r->plugin_name,  r->plugin_author, r->plugin_mode,
+                     r->plugin_abi,     r->accepting_hosts, r->elf_class,  r->elf_machine,
+                     r->elf_type,       r->elf_soname,   r->command_line,  r->factory_config,
+                     r->table_config,   r->started_at,   r->note,          r->error,
+                     r->profile};
+  for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+    free(strings[i]);
+  free(r);
+}
+
+int nc_report_usage_error(nc_report *r, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  free(r->error);
+  if (vasprintf(&r->error, fmt, ap) < 0)
+    r->error = NULL;
+  va_end(ap);
+  r->usage_error = 1;
+  return -1;
+}

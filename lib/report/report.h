@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The report of one run: a self-describing header and one result per
+ * selected rule. Filled by suite.c, written by report_*.c. */
+#ifndef NC_REPORT_H
+#define NC_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nve_conform.h"
+
+typedef struct nc_evidence {
+  char *level; /* fail, warn, note, error */
+  char *call;
+  char *expected;
+  char *observed;
+} nc_evidence;
+
+typedef struct nc_result {
+  const nc_rule_info *rule;
+  nc_verdict verdict;
+  char *reason; /* one line: why this verdict */
+  nc_evidence *evidence;
+  size_t nevidence;
+  char *crash;   /* "SIGSEGV in nve_plugin_name", or NULL */
+  char **frames; /* resolved backtrace of a crash */
+  size_t nframes;
+  char *output; /* what the plugin printed, for non-PASS verdicts */
+  char *reproduce;
+  double seconds;
+  int executed; /* a child ran it (blocked and filtered-out cases did not) */
+  nc_verdict waived_from; /* with NC_VERDICT_WAIVED: FAIL or WARN */
+  char *waiver;           /* its reason (and issue) */
+  int known;              /* a FAIL the baseline already had */
+} nc_result;
+
+struct nc_report {
+  /* header */
+  char *plugin_path;
+  char sha256[65];
+  char *plugin_name, *plugin_author, *plugin_mode, *plugin_abi;
+  char *accepting_hosts;
+  char *elf_class, *elf_machine, *elf_type, *elf_soname;
+  char **needed;
+  size_t nneeded;
+  unsigned host_major, host_minor;
+  char *command_line;
+  char *factory_config, *table_config;
+  char *profile;
+  uint64_t seed;
+  int workers;
+  const char *schedule; /* the pool schedule's name */
+  double timeout_s;
+  int no_fork, strict, verbose;
+  char *started_at; /* ISO 8601, UTC */
+  double seconds;
+  /* body */
+  nc_result *results;
+  size_t nresults;
+  size_t selected, executed;
+  char *note; /* e.g. "3 of 11 selected rules did not run: ..." */
+  char *error; /* usage or input error: the run did not happen */
+  int usage_error;
+  int harness_error;
+  char **gate_notes; /* what the waivers and the baseline say */
+  size_t ngate_notes;
+  int gate_problems; /* unused, expired or refused waivers: fail under strict */
+  char *waivers_path, *baseline_path;
+  char *cuda; /* the CUDA runtime the cases used */
+};
+
+nc_report *nc_report_new(void);
+nc_result *nc_report_add(nc_report *r, const nc_rule_info *rule);
+void nc_result_add_evidence(nc_result *res, const char *level, const char *call,
+                            const char *expected, const char *observed);
+void nc_result_set_reason(nc_result *res, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+size_t nc_report_count(const nc_report *r, nc_verdict v);
+/* Frees what a result owns (not the result itself). */
+void nc_result_release(nc_result *res);
+
+/* Records a usage or input error: the run did not happen (exit code 2).
+ * Returns -1, for the callers' convenience. */
+int nc_report_usage_error(nc_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* printf into a fresh heap string (NULL on failure). */
+char *nc_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

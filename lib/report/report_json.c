@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The JSON report (schema "nve-conform-report/1", documented in README). */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+#include "report.h"
+
+static void add_string(cJSON *obj, const char *key, const char *value)
+{
+  if (value)
+    cJSON_AddStringToObject(obj, key, value);
+  else
+    cJSON_AddNullToObject(obj, key);
+}
+
+static cJSON *header_json(const nc_report *r)
+{
+  cJSON *h = cJSON_CreateObject();
+  cJSON *harness = cJSON_AddObjectToObject(h, "harness");
+  cJSON_AddStringToObject(harness, "name", "nve-conform");
+  cJSON_AddStringToObject(harness, "version", NC_HARNESS_VERSION_STRING);
+  cJSON_AddStringToObject(harness, "ruleset", NC_RULESET_VERSION_STRING);
+
+  cJSON *plugin = cJSON_AddObjectToObject(h, "plugin");
+  add_string(plugin, "path", r->plugin_path);
+  add_string(plugin, "sha256", r->sha256[0] ? r->sha256 : NULL);
+  add_string(plugin, "name", r->plugin_name);
+  add_string(plugin, "author", r->plugin_author);
+  add_string(plugin, "mode", r->plugin_mode);
+  add_string(plugin, "abi", r->plugin_abi);
+  add_string(plugin, "accepted_by_hosts", r->accepting_hosts);
+  cJSON *elf = cJSON_AddObjectToObject(plugin, "elf");
+  add_string(elf, "class", r->elf_class);
+  add_string(elf, "machine", r->elf_machine);
+  add_string(elf, "type", r->elf_type);
+  add_string(elf, "soname", r->elf_soname);
+  cJSON *needed = cJSON_AddArrayToObject(elf, "needed");
+  for (size_t i = 0; i < r->nneeded; i++)
+    cJSON_AddItemToArray(needed, cJSON_CreateString(r->needed[i]));
+
+  cJSON *host = cJSON_AddObjectToObject(h, "host");
+  char abi[32];
+  snprintf(abi, sizeof(abi), "%u.%u", r->host_major, r->host_minor);
+  cJSON_AddStringToObject(host, "abi", abi);
+  add_string(host, "cuda", r->cuda);
+
+  cJSON *opt = cJSON_AddObjectToObject(h, "options");
+  add_string(opt, "command_line", r->command_line);
+  add_string(opt, "factory_config", r->factory_config);
+  add_string(opt, "table_config", r->table_config);
+  add_string(opt, "profile", r->profile);
+  add_string(opt, "waivers", r->waivers_path);
+  add_string(opt, "baseline", r->baseline_path);
+  cJSON_AddNumberToObject(opt, "timeout_s", r->timeout_s);
+  cJSON_AddNumberToObject(opt, "workers", r->workers);
+  cJSON_AddStringToObject(opt, "schedule", r->schedule);
+  cJSON_AddBoolToObject(opt, "no_fork", r->no_fork);
+  cJSON_AddBoolToObject(opt, "strict", r->strict);
+  char seed[32];
+  snprintf(seed, sizeof(seed), "%llu", (unsigned long long)r->seed);
+  cJSON_AddStringToObject(h, "seed", seed); /* a string: JSON numbers lose 64-bit precision */
+  add_string(h, "started_at", r->started_at);
+  return h;
+}
+
+static cJSON *result_json(const nc_result *res)
+{
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "id", res->rule->id);
+  cJSON_AddStringToObject(o, "family", res->rule->family);
+  cJSON_AddStringToObject(o, "title", res->rule->title);
+  cJSON_AddStringToObject(o, "severity", nc_severity_name(res->rule->severity));
+  cJSON_AddStringToObject(o, "clause", res->rule->clause);
+  cJSON_AddStringToObject(o, "verdict", nc_verdict_name(res->verdict));
+  add_string(o, "reason", res->reason);
+  cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
+  for (size_t i = 0; i < res->nevidence; i++) {
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "level", res->evidence[i].level);
+    cJSON_AddStringToObject(e, "call", res->evidence[i].call);
+    cJSON_AddStringToObject(e, "expected", res->evidence[i].expected);
+    cJSON_AddStringToObject(e, "observed", res->evidence[i].observed);
+    cJSON_AddItemToArray(ev, e);
+  }
+  if (res->crash) {
+    cJSON *c = cJSON_AddObjectToObject(o, "crash");
+    cJSON_AddStringToObject(c, "summary", res->crash);
+    cJSON *frames = cJSON_AddArrayToObject(c, "backtrace");
+    for (size_t i = 0; i < res->nframes; i++)
+      cJSON_AddItemToArray(frames, cJSON_CreateString(res->frames[i]));
+  } else {
+    cJSON_AddNullToObject(o, "crash");
+  }
+  if (res->verdict == NC_VERDICT_WAIVED) {
+    cJSON *w = cJSON_AddObjectToObject(o, "waived");
+    cJSON_AddStringToObject(w, "verdict", nc_verdict_name(res->waived_from));
+    cJSON_AddStringToObject(w, "reason", res->waiver ? res->waiver : "");
+  } else {
+    cJSON_AddNullToObject(o, "waived");
+  }
+  cJSON_AddBoolToObject(o, "known_failure", res->known);
+  add_string(o, "output", res->output);
+  add_string(o, "reproduce", res->reproduce);
+  cJSON_AddBoolToObject(o, "executed", res->executed);
+  cJSON_AddNumberToObject(o, "seconds", res->seconds);
+  return o;
+}
+
+int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t errlen)
+{
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "schema", "nve-conform-report/1");
+  cJSON_AddItemToObject(root, "header", header_json(r));
+  add_string(root, "error", r->error);
+  cJSON *sum = cJSON_AddObjectToObject(root, "summary");
+  cJSON_AddNumberToObject(sum, "selected", (double)r->selected);
+  cJSON_AddNumberToObject(sum, "executed", (double)r->executed);
+  for (int v = 0; v < NC_VERDICT_COUNT_; v++)
+    cJSON_AddNumberToObject(sum, nc_verdict_name((nc_verdict)v),
+                            (double)nc_report_count(r, (nc_verdict)v));
+  cJSON_AddNumberToObject(sum, "exit_code", nc_report_exit_code(r));
+  cJSON_AddNumberToObject(sum, "seconds", r->seconds);
+  add_string(sum, "note", r->note);
+  cJSON *gate = cJSON_AddArrayToObject(sum, "gate");
+  for (size_t i = 0; i < r->ngate_notes; i++)
+    cJSON_AddItemToArray(gate, cJSON_CreateString(r->gate_notes[i]));
+  cJSON *results = cJSON_AddArrayToObject(root, "results");
+  for (size_t i = 0; i < r->nresults; i++)
+    cJSON_AddItemToArray(results, result_json(&r->results[i]));
+
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  if (!text) {
+    snprintf(err, errlen, "out of memory while building the JSON report");
+    return -1;
+  }
+  size_t len = strlen(text);
+  char *with_nl = realloc(text, len + 2);
+  if (with_nl) {
+    text = with_nl;
+    text[len++] = '\n';
+    text[len] = '\0';
+  }
+  int rc = nc_write_file_atomic(path, text, len, err, errlen);
+  free(text);
+  return rc;
+}

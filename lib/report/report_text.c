@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The human-readable report printed on stdout. */
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *colour_of(nc_verdict v)
+{
+  switch (v) {
+  case NC_VERDICT_PASS: return "\033[32m";
+  case NC_VERDICT_FAIL: return "\033[1;31m";
+  case NC_VERDICT_WARN: return "\033[33m";
+  case NC_VERDICT_SKIP: return "\033[36m";
+  case NC_VERDICT_WAIVED: return "\033[34m";
+  default: return "\033[1;35m";
+  }
+}
+
+static void print_header(const nc_report *r, FILE *out)
+{
+  fprintf(out, "nve-conform %s (ruleset %s)\n", NC_HARNESS_VERSION_STRING,
+          NC_RULESET_VERSION_STRING);
+  fprintf(out, "plugin   %s\n", r->plugin_path ? r->plugin_path : "(none)");
+  if (r->sha256[0])
+    fprintf(out, "  sha256 %s\n", r->sha256);
+  if (r->plugin_name || r->plugin_author)
+    fprintf(out, "  name   \"%s\" by \"%s\"\n", r->plugin_name ? r->plugin_name : "?",
+            r->plugin_author ? r->plugin_author : "?");
+  if (r->plugin_mode || r->plugin_abi)
+    fprintf(out, "  mode   %s, built for ABI %s; accepted by %s\n",
+            r->plugin_mode ? r->plugin_mode : "?", r->plugin_abi ? r->plugin_abi : "?",
+            r->accepting_hosts ? r->accepting_hosts : "?");
+  if (r->elf_class) {
+    fprintf(out, "  file   %s %s %s", r->elf_class, r->elf_machine ? r->elf_machine : "",
+            r->elf_type ? r->elf_type : "");
+    for (size_t i = 0; i < r->nneeded; i++)
+      fprintf(out, "%s%s", i == 0 ? ", needs " : " ", r->needed[i]);
+    fputc('\n', out);
+  }
+  fprintf(out, "host     ABI %u.%u, %d workers (%s schedule), seed %llu, timeout %gs per case%s\n",
+          r->host_major, r->host_minor, r->workers, r->schedule,
+          (unsigned long long)r->seed, r->timeout_s, r->no_fork ? ", no fork" : "");
+  if (r->cuda)
+    fprintf(out, "cuda     %s\n", r->cuda);
+  if (r->command_line)
+    fprintf(out, "command  %s\n", r->command_line);
+  fputc('\n', out);
+}
+
+static void print_result(const nc_result *res, FILE *out, int colour, int verbose)
+{
+  const char *on = colour ? colour_of(res->verdict) : "";
+  const char *off = colour ? "\033[0m" : "";
+  fprintf(out, "%s%-6s%s %-7s %-6s  %s%s\n", on, nc_verdict_name(res->verdict), off, res->rule->id,
+          nc_severity_name(res->rule->severity), res->rule->title,
+          res->known ? " [known: in the baseline]" : "");
+  if (res->verdict == NC_VERDICT_WAIVED)
+    fprintf(out, "       waived %s: %s\n", nc_verdict_name(res->waived_from), res->waiver);
+  if (res->verdict == NC_VERDICT_PASS && !verbose)
+    return;
+  if (res->reason)
+    fprintf(out, "       %s\n", res->reason);
+  for (size_t i = 0; i < res->nevidence; i++) {
+    const nc_evidence *e = &res->evidence[i];
+    if (strcmp(e->level, "note") == 0 && !verbose)
+      continue;
+    fprintf(out, "       - [%s] %s: observed %s; expected %s\n", e->level, e->call, e->observed,
+            e->expected);
+  }
+  if (res->crash) {
+    fprintf(out, "       crash: %s\n", res->crash);
+    for (size_t i = 0; i < res->nframes; i++)
+      fprintf(out, "         at %s\n", res->frames[i]);
+  }
+  if (res->output && res->verdict != NC_VERDICT_SKIP)
+    fprintf(out, "       plugin output (last bytes):\n%s%s", res->output,
+            res->output[0] && res->output[strlen(res->output) - 1] != '\n' ? "\n" : "");
+  if (res->reproduce && res->verdict != NC_VERDICT_SKIP)
+    fprintf(out, "       reproduce: %s\n", res->reproduce);
+}
+
+static void print_summary_line(const nc_report *r, FILE *out);
+
+void nc_report_print_text(const nc_report *r, FILE *out, int colour)
+{
+  print_header(r, out);
+  if (r->error) {
+    fprintf(out, "%serror:%s %s\n", colour ? "\033[1;31m" : "", colour ? "\033[0m" : "",
+            r->error);
+    return;
+  }
+  for (size_t i = 0; i < r->nresults; i++)
+    print_result(&r->results[i], out, colour, r->verbose);
+  fputc('\n', out);
+  print_summary_line(r, out);
+}
+
+void nc_report_print_summary(const nc_report *r, FILE *out)
+{
+  if (r->error) {
+    fprintf(out, "error: %s\n", r->error);
+    return;
+  }
+  for (size_t i = 0; i < r->nresults; i++)
+    if (r->results[i].verdict != NC_VERDICT_PASS && r->results[i].verdict != NC_VERDICT_SKIP)
+      print_result(&r->results[i], out, 0, 0);
+  print_summary_line(r, out);
+}
+
+static void print_summary_line(const nc_report *r, FILE *out)
+{
+  for (size_t i = 0; i < r->ngate_notes; i++)
+    fprintf(out, "gate: %s\n", r->gate_notes[i]);
+  if (r->note)
+    fprintf(out, "note: %s\n", r->note);
+  fprintf(out, "%zu rules: %zu PASS, %zu FAIL, %zu WARN, %zu SKIP, %zu ERROR",
+          r->nresults, nc_report_count(r, NC_VERDICT_PASS), nc_report_count(r, NC_VERDICT_FAIL),
+          nc_report_count(r, NC_VERDICT_WARN), nc_report_count(r, NC_VERDICT_SKIP),
+          nc_report_count(r, NC_VERDICT_ERROR));
+  if (nc_report_count(r, NC_VERDICT_WAIVED))
+    fprintf(out, ", %zu WAIVED", nc_report_count(r, NC_VERDICT_WAIVED));
+  fprintf(out, " (%.2f s); exit %d\n", r->seconds, nc_report_exit_code(r));
+}

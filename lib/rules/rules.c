@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "rules.h"
+
+#include <string.h>
+
+#define NC_RULE_ROW(fam, num, sev, waivable, applies, stage, fn, title, clause) \
+  {{#fam "-" #num, #fam, sev, title, clause}, waivable, applies, stage},
+
+const nc_rule_def nc_rule_defs[NC_RULE_COUNT] = {NC_RULES(NC_RULE_ROW)};
+
+const char *nc_rule_text(nc_rule rule)
+{
+  return (int)rule >= 0 && rule < NC_RULE_COUNT ? nc_rule_defs[rule].info.id : NULL;
+}
+
+int nc_rule_parse(const char *id)
+{
+  for (int i = 0; id && i < NC_RULE_COUNT; i++)
+    if (strcmp(nc_rule_defs[i].info.id, id) == 0)
+      return i;
+  return -1;
+}
+
+size_t nc_rule_count(void) { return NC_RULE_COUNT; }
+
+const nc_rule_info *nc_rule_at(size_t i) { return i < NC_RULE_COUNT ? &nc_rule_defs[i].info : NULL; }
+
+const nc_rule_info *nc_rule_find(const char *id)
+{
+  int r = nc_rule_parse(id);
+  return r < 0 ? NULL : &nc_rule_defs[r].info;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "case_child.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "callback.h"
+#include "config_io.h"
+#include "cuda.h"
+#include "evidence.h"
+#include "pool.h"
+#include "runner.h"
+#include "services.h"
+#include "trace.h"
+#include "violations.h"
+
+/* Violations sent in full per rule; the rest go as a count at the end. */
+#define STREAMED 8
+
+static nc_rule running_rule;
+
+/* Writes numbers without stdio: the sink runs in fault handlers too. */
+static void put_decimal(char *out, size_t len, unsigned long v)
+{
+  char digits[24];
+  size_t n = 0;
+  do
+    digits[n++] = (char)('0' + v % 10);
+  while ((v /= 10) && n < sizeof(digits));
+  size_t i = 0;
+  for (; i < n && i + 1 < len; i++)
+    out[i] = digits[n - 1 - i];
+  out[i] = '\0';
+}
+
+static void stream_violation(nc_rule rule, const char *text, size_t ordinal)
+{
+  if (ordinal >= STREAMED)
+    return;
+  const char *where = nc_callback_current();
+  char thread[24];
+  put_decimal(thread, sizeof(thread), (unsigned long)nc_callback_thread());
+  const char *f[] = {nc_rule_text(rule), text, nc_rule_text(running_rule), where ? where : "",
+                     thread};
+  nc_trace_record(NC_TAG_VIOLATION, 5, f);
+}
+
+void nc_case_child_send_counts(void)
+{
+  for (int r = 0; r < NC_RULE_COUNT; r++) {
+    size_t n = nc_violation_count((nc_rule)r);
+    if (n <= STREAMED)
+      continue;
+    char count[24];
+    put_decimal(count, sizeof(count), (unsigned long)n);
+    const char *f[] = {nc_rule_text((nc_rule)r), count};
+    nc_trace_record(NC_TAG_VCOUNT, 2, f);
+  }
+}
+
+void nc_case_child_forked(void) { nc_violation_reset(); }
+
+void nc_case_child_forward(const nc_child_result *cr)
+{
+  for (size_t i = 0; i < cr->nrecords; i++) {
+    const nc_record *rec = &cr->records[i];
+    if (strcmp(rec->tag, NC_TAG_VIOLATION) == 0 || strcmp(rec->tag, NC_TAG_VCOUNT) == 0)
+      nc_trace_record(rec->tag, rec->nfields, (const char *const *)rec->fields);
+  }
+}
+
+void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
+{
+  const nc_rule_def *def = &nc_rule_defs[rule];
+  nc_case c = {cfg, rule, def, NULL};
+  static nc_plugin plugin;
+  char err[1024];
+  running_rule = rule;
+  nc_violation_set_sink(stream_violation);
+  /* The runtime goes first, RTLD_GLOBAL: the plugin's libcudart
+   * references then bind to it (the simulation included). */
+  if (nc_cuda_open((nc_cuda_mode)cfg->cuda_mode, cfg->sim_devices, err, sizeof(err)) != 0) {
+    nc_harness_error(&c, "the CUDA runtime did not load: %s", err);
+    return;
+  }
+  if (def->stage >= NC_STAGE_OPEN) {
+    if (nc_plugin_open(&plugin, cfg->plugin_path, err, sizeof(err)) != 0) {
+      nc_harness_error(&c, "the plugin did not open in this case's process: %s", err);
+      return;
+    }
+    c.plugin = &plugin;
+  }
+  nc_pool_configure(cfg->workers, cfg->schedule, cfg->seed);
+  nc_alloc_enable(1);
+  if (def->stage >= NC_STAGE_ACCEPTED) {
+    nc_host_load load;
+    nc_host_load_run(&plugin, cfg->host_major, cfg->host_minor,
+                     def->stage >= NC_STAGE_LOADED ? nc_services_table() : NULL, &load);
+    if (!load.accepted) {
+      nc_harness_error(&c, "the host refused the plugin in this case's process: %s",
+                       load.reason);
+      return;
+    }
+  }
+  nc_case_fns[rule](&c);
+  if (probe) {
+    nc_trace_record("SETTLED", 0, NULL);
+    nc_load_probe(&c);
+  }
+  nc_pool_shutdown(); /* no helper thread outlives the case */
+  nc_case_child_send_counts();
+}
+
+int nc_case_process_main(int argc, char **argv)
+{
+  if (argc < 3) {
+    fprintf(stderr, "usage: nve-conform-case CONFIG RULE [probe]\n"
+                    "(started by nve-conform for each case; not meant to be run by hand)\n");
+    return 2;
+  }
+  char *page = mmap(NULL, NC_TRACE_PHASE_MAX, PROT_READ | PROT_WRITE, MAP_SHARED,
+                    NC_RUNNER_PAGE_FD, 0);
+  close(NC_RUNNER_PAGE_FD);
+  nc_trace_start(nc_park_high(NC_RUNNER_CHANNEL_FD), page == MAP_FAILED ? NULL : page);
+  static nc_config cfg;
+  char why[600];
+  int rule = nc_rule_parse(argv[2]);
+  nc_case c = {&cfg, (nc_rule)(rule < 0 ? 0 : rule), NULL, NULL};
+  if (rule < 0)
+    nc_harness_error(&c, "the case runner was given an unknown rule '%s'", argv[2]);
+  else if (nc_config_read(argv[1], &cfg, why, sizeof(why)) != 0)
+    nc_harness_error(&c, "%s", why);
+  else
+    nc_case_child_run(&cfg, (nc_rule)rule, argc > 3 && strcmp(argv[3], "probe") == 0);
+  nc_trace_record("END", 0, NULL);
+  _exit(nc_trace_channel_lost() ? NC_CHILD_EXIT_CHANNEL_LOST : 0);
+}

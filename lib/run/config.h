@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What every case child needs to know about the run: the options, resolved
+ * and checked by the parent before any plugin code runs. */
+#ifndef NC_CONFIG_H
+#define NC_CONFIG_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "elf_info.h"
+#include "nve_conform.h"
+#include "pool.h"
+
+typedef struct nc_config {
+  char plugin_path[PATH_MAX]; /* as given, or made absolute when it was a file */
+  nc_elf_info elf;
+  char elf_error[512]; /* why elf is not loadable */
+  const char *factory_config;
+  const char *table_config;
+  unsigned host_major, host_minor;
+  double timeout_s;
+  uint64_t seed;
+  int workers;       /* NVE services pool size */
+  nc_schedule schedule;
+  int no_fork;
+  int verbose;
+  char cache_dir[PATH_MAX]; /* per-run scratch files shared by cases ("" none) */
+  const char *profile_path;
+  long sweep_k;             /* run only this step of the failure sweeps (0: all) */
+  /* From the profile. */
+  struct nc_failing_config {
+    int target; /* 0 creation, 1 produce */
+    const char *json;
+    int status; /* the status it must fail with; -1: any failure */
+  } failing[16];
+  size_t failing_count;
+  int key_size, row_size, exact;
+  int stress; /* --stress, or "stress": true in the profile */
+  int cuda_mode;  /* nc_cuda_mode, resolved (AUTO becomes REAL or SIM) */
+  int cuda_asked; /* the mode the options asked for (for reproduce lines) */
+  int sim_devices;
+} nc_config;
+
+#endif

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "options.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plugin/nve_plugin_common.h"
+#include "reproduce.h"
+#include "strbuf.h"
+
+void nc_options_init(nc_options *opt)
+{
+  memset(opt, 0, sizeof(*opt));
+  opt->factory_config = NULL; /* the profile's, else "{}" */
+  opt->table_config = NULL;
+  opt->host_abi_major = NVE_PLUGIN_ABI_VERSION_MAJOR;
+  opt->host_abi_minor = NVE_PLUGIN_ABI_VERSION_MINOR;
+  opt->timeout_s = NC_DEFAULT_TIMEOUT_S;
+  opt->workers = NC_DEFAULT_WORKERS;
+  opt->sim_devices = NC_DEFAULT_SIM_DEVICES;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  opt->seed = ((uint64_t)ts.tv_sec * 1000003u) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+}
+
+/* NVE_CONFORM_TIMEOUT_MULTIPLIER: 1 when unset; -1 when it is not a
+ * number in (0, 1000]. */
+static double timeout_multiplier(void)
+{
+  const char *m = getenv("NVE_CONFORM_TIMEOUT_MULTIPLIER");
+  if (!m || !*m)
+    return 1.0;
+  char *end;
+  double v = strtod(m, &end);
+  return *end || !isfinite(v) || v <= 0 || v > 1000 ? -1 : v;
+}
+
+int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
+{
+  memset(cfg, 0, sizeof(*cfg));
+  cfg->factory_config = opt->factory_config ? opt->factory_config : "{}";
+  cfg->table_config = opt->table_config ? opt->table_config : "{}";
+  cfg->host_major = opt->host_abi_major;
+  cfg->host_minor = opt->host_abi_minor;
+  cfg->seed = opt->seed;
+  cfg->sweep_k = opt->sweep_k;
+  cfg->stress = opt->stress;
+  cfg->cuda_mode = opt->cuda_mode;
+  cfg->cuda_asked = opt->cuda_mode;
+  cfg->sim_devices = opt->sim_devices > 0 ? opt->sim_devices : NC_DEFAULT_SIM_DEVICES;
+  cfg->profile_path = opt->profile_path;
+  cfg->workers = opt->workers > 0 ? opt->workers : NC_DEFAULT_WORKERS;
+  cfg->schedule = opt->schedule;
+  cfg->no_fork = opt->no_fork;
+  cfg->verbose = opt->verbose;
+  double mult = timeout_multiplier();
+  cfg->timeout_s = (opt->timeout_s > 0 ? opt->timeout_s : NC_DEFAULT_TIMEOUT_S) * (mult > 0 ? mult : 1);
+
+  r->host_major = cfg->host_major;
+  r->host_minor = cfg->host_minor;
+  r->seed = cfg->seed;
+  r->workers = cfg->workers;
+  r->schedule = nc_schedule_name(cfg->schedule);
+  r->timeout_s = cfg->timeout_s;
+  r->no_fork = cfg->no_fork;
+  r->strict = opt->strict;
+  r->verbose = opt->verbose;
+  r->factory_config = strdup(cfg->factory_config);
+  r->table_config = strdup(cfg->table_config);
+  if (opt->plugin_path)
+    r->plugin_path = strdup(opt->plugin_path);
+  if (opt->argv) {
+    nc_strbuf b = {0};
+    /* argv[0] may be libtool's or a package manager's path: name the tool. */
+    nc_strbuf_puts(&b, "nve-conform");
+    for (int i = 1; i < opt->argc; i++) {
+      nc_strbuf_puts(&b, " ");
+      nc_shell_quote(&b, opt->argv[i]);
+    }
+    r->command_line = b.data;
+  }
+  time_t now = time(NULL);
+  struct tm tm;
+  char stamp[32];
+  strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+  r->started_at = strdup(stamp);
+  if (mult < 0)
+    return nc_report_usage_error(r, "NVE_CONFORM_TIMEOUT_MULTIPLIER must be a number in (0, 1000] "
+                                    "(got '%s')", getenv("NVE_CONFORM_TIMEOUT_MULTIPLIER"));
+  return 0;
+}

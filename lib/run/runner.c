@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nve_conform.h"
+#include "trace.h"
+
+#define OUTPUT_TAIL 4096
+
+/* The process group of the case running now, for nc_abort_running_case. */
+static volatile sig_atomic_t running_pgid;
+
+void nc_abort_running_case(void)
+{
+  pid_t pgid = (pid_t)running_pgid;
+  if (pgid > 0)
+    kill(-pgid, SIGKILL);
+}
+
+double nc_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void nc_sleep(double seconds)
+{
+  if (!(seconds > 0))
+    return;
+  struct timespec left = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  while (nanosleep(&left, &left) != 0 && errno == EINTR)
+    ;
+}
+
+static int keep_record(nc_child_result *r, nc_record *rec)
+{
+  if (r->nrecords == r->cap) {
+    size_t cap = r->cap ? r->cap * 2 : 32;
+    nc_record *p = realloc(r->records, cap * sizeof(*p));
+    if (!p)
+      return -1;
+    r->records = p;
+    r->cap = cap;
+  }
+  r->records[r->nrecords++] = *rec;
+  if (strcmp(rec->tag, "END") == 0)
+    r->ended = 1;
+  return 0;
+}
+
+static void drain(nc_record_reader *reader, nc_child_result *r)
+{
+  nc_record rec;
+  while (nc_record_reader_next(reader, &rec))
+    if (keep_record(r, &rec) != 0)
+      nc_record_clear(&rec);
+}
+
+/* A temporary file, already unlinked, for the child's stdout and stderr. */
+static int capture_file(void)
+{
+  const char *dir = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/nve-conform-XXXXXX", dir && *dir ? dir : "/tmp");
+  int fd = mkostemp(path, O_CLOEXEC);
+  if (fd >= 0)
+    unlink(path);
+  return fd;
+}
+
+static char *read_tail(int fd)
+{
+  off_t end = lseek(fd, 0, SEEK_END);
+  if (end <= 0)
+    return NULL;
+  off_t start = end > OUTPUT_TAIL ? end - OUTPUT_TAIL : 0;
+  char *buf = malloc((size_t)(end - start) + 1);
+  if (!buf)
+    return NULL;
+  ssize_t n = pread(fd, buf, (size_t)(end - start), start);
+  buf[n > 0 ? n : 0] = '\0';
+  return buf;
+}
+
+int nc_park_high(int fd)
+{
+  struct rlimit rl;
+  int floor = 200;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 64)
+    floor = (int)(rl.rlim_cur > 1024 ? 1000 : rl.rlim_cur - 24);
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+  if (high < 0)
+    return fd;
+  close(fd);
+  return high;
+}
+
+/* What one spawn needs on both sides of fork. */
+typedef struct spawn {
+  int fds[2];    /* the result channel */
+  int outfd;     /* captured stdout and stderr */
+  int page_fd;   /* the shared callback page (a memfd) */
+  char *page;    /* its mapping here */
+  int own_group;
+  sigset_t saved; /* the signal mask before the fork */
+} spawn;
+
+static int spawn_prepare(spawn *s, char *err, size_t errlen)
+{
+  memset(s, 0, sizeof(*s));
+  s->fds[0] = s->fds[1] = s->outfd = s->page_fd = -1;
+  if (pipe2(s->fds, O_CLOEXEC) != 0) {
+    snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+    return -1;
+  }
+  s->outfd = capture_file();
+  s->page_fd = memfd_create("nve-conform-callback", MFD_CLOEXEC);
+  if (s->page_fd >= 0 && ftruncate(s->page_fd, NC_TRACE_PHASE_MAX) == 0)
+    s->page = mmap(NULL, NC_TRACE_PHASE_MAX, PROT_READ | PROT_WRITE, MAP_SHARED, s->page_fd, 0);
+  if (s->page == MAP_FAILED)
+    s->page = NULL;
+  /* Whatever disposition plugin code left for SIGCHLD, the child must be
+   * reapable by its pid. */
+  signal(SIGCHLD, SIG_DFL);
+  fflush(NULL); /* a plugin calling exit() must not replay our buffers */
+  return 0;
+}
+
+static void spawn_release(spawn *s)
+{
+  if (s->fds[0] >= 0)
+    close(s->fds[0]);
+  if (s->fds[1] >= 0)
+    close(s->fds[1]);
+  if (s->outfd >= 0)
+    close(s->outfd);
+  if (s->page)
+    munmap(s->page, NC_TRACE_PHASE_MAX);
+  if (s->page_fd >= 0)
+    close(s->page_fd);
+}
+
+/* The child's side of both kinds: its group, default signal handling,
+ * stdin from /dev/null, stdout and stderr to the capture file. */
+static void child_setup(const spawn *s)
+{
+  if (s->own_group)
+    setpgid(0, 0);
+  const int defaults[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGCHLD};
+  for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+    signal(defaults[i], SIG_DFL);
+  signal(SIGPIPE, SIG_IGN);
+  sigprocmask(SIG_SETMASK, &s->saved, NULL);
+  int devnull = open("/dev/null", O_RDONLY);
+  if (devnull >= 0) {
+    dup2(devnull, 0);
+    close(devnull);
+  }
+  if (s->outfd >= 0) {
+    dup2(s->outfd, 1);
+    dup2(s->outfd, 2);
+  }
+}
+
+/* Forks with the interrupting signals blocked, so that the child's group
+ * is recorded before a Ctrl-C can ask for it to be killed. Returns the pid
+ * (0 in the child), or -1 with err set. */
+static pid_t spawn_fork(spawn *s, char *err, size_t errlen)
+{
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
+  sigprocmask(SIG_BLOCK, &block, &s->saved);
+  pid_t pid = fork();
+  if (pid < 0) {
+    sigprocmask(SIG_SETMASK, &s->saved, NULL);
+    snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+    return -1;
+  }
+  if (pid == 0)
+    return 0;
+  if (s->own_group) {
+    setpgid(pid, pid); /* also here, so the kill below cannot race the child */
+    running_pgid = pid;
+  }
+  sigprocmask(SIG_SETMASK, &s->saved, NULL);
+  close(s->fds[1]);
+  s->fds[1] = -1;
+  return pid;
+}
+
+/* Waits for pid, resuming after signals; 0 with *status, or -1 when the
+ * child was reaped elsewhere (its status is lost). */
+static int wait_for(pid_t pid, int *status, int options)
+{
+  for (;;) {
+    pid_t w = waitpid(pid, status, options | __WALL);
+    if (w == pid)
+      return 0;
+    if (w == 0)
+      return 1; /* WNOHANG: still running */
+    if (errno != EINTR)
+      return -1;
+  }
+}
+
+/* The parent's side: reads records until the child ends or stays silent
+ * past its deadline, then ends it and fills out. */
+static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child_result *out)
+{
+  nc_record_reader reader;
+  nc_record_reader_init(&reader);
+  /* The timeout is for silence: a case that reports progress (a failure
+   * sweep runs many short calls) gets more time, up to a hard cap. */
+  double deadline = t0 + timeout_s;
+  double cap = t0 + timeout_s * NC_RUNNER_CAP_FACTOR + NC_RUNNER_CAP_EXTRA_S;
+  int status = 0, reaped = 0, lost = 0, open_pipe = 1;
+  while (!reaped) {
+    double left = deadline - nc_now();
+    if (left <= 0) {
+      out->timed_out = 1;
+      break;
+    }
+    if (open_pipe) {
+      struct pollfd pfd = {.fd = s->fds[0], .events = POLLIN};
+      int ms = left > 0.05 ? 50 : (int)(left * 1000) + 1;
+      if (poll(&pfd, 1, ms) > 0) {
+        char buf[8192];
+        ssize_t n = read(s->fds[0], buf, sizeof(buf));
+        if (n > 0) {
+          nc_record_reader_feed(&reader, buf, (size_t)n);
+          double now = nc_now();
+          deadline = now + timeout_s < cap ? now + timeout_s : cap;
+        } else if (n == 0 || errno != EINTR) {
+          open_pipe = 0;
+        }
+      }
+    } else {
+      nc_sleep(0.002);
+    }
+    int w = wait_for(pid, &status, WNOHANG);
+    if (w <= 0) {
+      reaped = 1;
+      lost = w < 0;
+    }
+  }
+  /* Take whatever is still buffered, then end the group: plugin code may
+   * have left processes behind. */
+  if (s->own_group) {
+    kill(-pid, SIGKILL);
+    running_pgid = 0;
+  }
+  if (!reaped) {
+    kill(pid, SIGKILL);
+    lost = wait_for(pid, &status, 0) < 0;
+  }
+  if (open_pipe) {
+    fcntl(s->fds[0], F_SETFL, O_NONBLOCK);
+    char buf[8192];
+    ssize_t n;
+    while ((n = read(s->fds[0], buf, sizeof(buf))) > 0)
+      nc_record_reader_feed(&reader, buf, (size_t)n);
+  }
+  out->seconds = nc_now() - t0;
+  drain(&reader, out);
+  nc_record_reader_free(&reader);
+  if (!out->timed_out && !lost) {
+    if (WIFSIGNALED(status))
+      out->signo = WTERMSIG(status);
+    else if (WIFEXITED(status))
+      out->exit_code = WEXITSTATUS(status);
+  }
+  if (s->outfd >= 0)
+    out->output = read_tail(s->outfd);
+  if (s->page)
+    snprintf(out->phase, sizeof(out->phase), "%.*s", NC_TRACE_PHASE_MAX - 1, s->page);
+}
+
+static int run_in_process(nc_child_body body, void *arg, nc_child_result *out, char *err,
+                          size_t errlen)
+{
+  int fd = capture_file();
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
+    return -1;
+  }
+  double t0 = nc_now();
+  nc_trace_start(fd, NULL);
+  body(arg);
+  nc_trace_record("END", 0, NULL);
+  nc_trace_start(-1, NULL);
+  out->seconds = nc_now() - t0;
+  nc_record_reader reader;
+  nc_record_reader_init(&reader);
+  char buf[8192];
+  ssize_t n;
+  off_t off = 0;
+  while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+    nc_record_reader_feed(&reader, buf, (size_t)n);
+    off += n;
+  }
+  drain(&reader, out);
+  nc_record_reader_free(&reader);
+  close(fd);
+  return 0;
+}
+
+int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_process,
+                    int own_group, nc_child_result *out, char *err, size_t errlen)
+{
+  memset(out, 0, sizeof(*out));
+  out->exit_code = -1;
+  if (in_process)
+    return run_in_process(body, arg, out, err, errlen);
+  spawn s;
+  if (spawn_prepare(&s, err, errlen) != 0)
+    return -1;
+  s.own_group = own_group;
+  double t0 = nc_now();
+  pid_t pid = spawn_fork(&s, err, errlen);
+  if (pid < 0) {
+    spawn_release(&s);
+    return -1;
+  }
+  if (pid == 0) {
+    child_setup(&s);
+    close(s.fds[0]);
+    nc_trace_start(nc_park_high(s.fds[1]), s.page);
+    body(arg);
+    nc_trace_record("END", 0, NULL);
+    _exit(nc_trace_channel_lost() ? NC_CHILD_EXIT_CHANNEL_LOST : 0);
+  }
+  supervise(&s, pid, t0, timeout_s, out);
+  spawn_release(&s);
+  return 0;
+}
+
+/* Closes every descriptor from lowest up, so that an exec'd runner
+ * inherits only what it is given. */
+static void close_from(int lowest)
+{
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, (unsigned)lowest, ~0u, 0) == 0)
+    return;
+#endif
+  struct rlimit rl;
+  int top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
+  for (int fd = lowest; fd < top; fd++)
+    close(fd);
+}
+
+int nc_run_program(char *const *argv, double timeout_s, nc_child_result *out, char *err,
+                   size_t errlen)
+{
+  memset(out, 0, sizeof(*out));
+  out->exit_code = -1;
+  spawn s;
+  if (spawn_prepare(&s, err, errlen) != 0)
+    return -1;
+  s.own_group = 1;
+  double t0 = nc_now();
+  pid_t pid = spawn_fork(&s, err, errlen);
+  if (pid < 0) {
+    spawn_release(&s);
+    return -1;
+  }
+  if (pid == 0) {
+    child_setup(&s);
+    /* The channel and the page above the descriptors they go to, then in
+     * place; everything else closed. */
+    int channel = fcntl(s.fds[1], F_DUPFD, 10), page = s.page_fd >= 0 ? fcntl(s.page_fd, F_DUPFD, 10) : -1;
+    dup2(channel, NC_RUNNER_CHANNEL_FD);
+    if (page >= 0)
+      dup2(page, NC_RUNNER_PAGE_FD);
+    close_from(NC_RUNNER_PAGE_FD + 1);
+    execv(argv[0], argv);
+    char why[512];
+    snprintf(why, sizeof(why), "cannot start the case runner %s: %s", argv[0], strerror(errno));
+    const char *f[] = {"error", "harness", "the case runner starts", why};
+    nc_record_write(NC_RUNNER_CHANNEL_FD, "CHECK", 4, f);
+    _exit(NC_CHILD_EXIT_NO_RUNNER);
+  }
+  supervise(&s, pid, t0, timeout_s, out);
+  spawn_release(&s);
+  return 0;
+}
+
+void nc_child_result_free(nc_child_result *r)
+{
+  for (size_t i = 0; i < r->nrecords; i++)
+    nc_record_clear(&r->records[i]);
+  free(r->records);
+  free(r->output);
+  memset(r, 0, sizeof(*r));
+}
+
+const nc_record *nc_child_last(const nc_child_result *r, const char *tag)
+{
+  for (size_t i = r->nrecords; i-- > 0;)
+    if (strcmp(r->records[i].tag, tag) == 0)
+      return &r->records[i];
+  return NULL;
+}
+
+/* How a child that did not finish ended, in words. */
+void nc_child_describe_end(const nc_child_result *cr, double timeout_s, char *out, size_t outlen)
+{
+  if (cr->timed_out)
+    snprintf(out, outlen, "did not return within %g s (hang or deadlock); killed", timeout_s);
+  else if (cr->signo)
+    snprintf(out, outlen, "crashed with %s (%s)", nc_signal_name(cr->signo), strsignal(cr->signo));
+  else if (cr->exit_code == NC_CHILD_EXIT_CHANNEL_LOST)
+    snprintf(out, outlen,
+             "closed file descriptors it does not own (the harness's result channel)");
+  else if (cr->exit_code < 0)
+    snprintf(out, outlen, "ended, and its exit status was lost (SIGCHLD ignored?)");
+  else
+    snprintf(out, outlen, "ended the process with exit status %d (exit() or _exit() called)",
+             cr->exit_code);
+}
+
+const char *nc_signal_name(int signo)
+{
+  static _Thread_local char buf[32];
+  const char *abbrev = sigabbrev_np(signo);
+  snprintf(buf, sizeof(buf), "SIG%s", abbrev ? abbrev : "?");
+  return buf;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Runs a piece of work that calls into a plugin in a process of its own,
+ * with stdout and stderr captured, results streamed back over a pipe, and
+ * a deadline after which the process is killed. The parent never runs
+ * plugin code.
+ *
+ * A case runs in a fresh program (the case runner, exec'd): it inherits
+ * none of the harness's threads, locks or signal state, and carries the
+ * allocation interposer even when the harness is a library inside a
+ * vendor's program. Work inside a case (one call of a failure sweep) runs
+ * in a forked child of the case, in the case's process group. */
+#ifndef NC_RUNNER_H
+#define NC_RUNNER_H
+
+#include <stddef.h>
+
+#include "record.h"
+
+/* A child that keeps reporting progress may run past its timeout, up to
+ * timeout * NC_RUNNER_CAP_FACTOR + NC_RUNNER_CAP_EXTRA_S seconds. */
+#define NC_RUNNER_CAP_FACTOR 10
+#define NC_RUNNER_CAP_EXTRA_S 300
+
+/* Exit status a child uses when its result channel was closed under it. */
+#define NC_CHILD_EXIT_CHANNEL_LOST 121
+/* Exit status of a child that could not start the case runner. */
+#define NC_CHILD_EXIT_NO_RUNNER 122
+
+/* The descriptors an exec'd case runner finds its channel and the shared
+ * callback page on. */
+#define NC_RUNNER_CHANNEL_FD 3
+#define NC_RUNNER_PAGE_FD 4
+
+typedef struct nc_child_result {
+  nc_record *records;
+  size_t nrecords, cap;
+  int ended;     /* the body returned and the END record arrived */
+  int timed_out; /* killed at the deadline */
+  int signo;     /* nonzero: the child died of this signal */
+  int exit_code; /* when it exited (-1 otherwise) */
+  char *output;  /* the tail of what the child printed, or NULL */
+  char phase[128]; /* the plugin callback it was in when it ended ("": none) */
+  double seconds;
+} nc_child_result;
+
+typedef void (*nc_child_body)(void *arg);
+
+/* Runs body(arg) in a forked child that must not stay silent (no record)
+ * longer than timeout_s; own_group: in a process group of its own (killed
+ * whole at the end), else in the caller's. With in_process set it runs
+ * here instead (a crash then ends the harness). Returns 0, or -1 with a
+ * message in err when the harness itself could not run it. */
+int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_process,
+                    int own_group, nc_child_result *out, char *err, size_t errlen);
+
+/* Runs the program argv[0] (the case runner) with argv in a child process
+ * of its own group, its channel on NC_RUNNER_CHANNEL_FD and the callback
+ * page on NC_RUNNER_PAGE_FD, supervised as above. */
+int nc_run_program(char *const *argv, double timeout_s, nc_child_result *out, char *err,
+                   size_t errlen);
+
+void nc_child_result_free(nc_child_result *r);
+
+/* How a child that did not finish ended, in words ("crashed with SIGSEGV
+ * (Segmentation fault)", "did not return within 5 s ..."). */
+void nc_child_describe_end(const nc_child_result *cr, double timeout_s, char *out, size_t outlen);
+/* "SIGSEGV" for SIGSEGV. */
+const char *nc_signal_name(int signo);
+
+/* The last record with this tag, or NULL. */
+const nc_record *nc_child_last(const nc_child_result *r, const char *tag);
+
+/* Moves fd out of the low range that careless plugins close; returns the
+ * new descriptor (close-on-exec). */
+int nc_park_high(int fd);
+
+/* Sleeps for seconds, resuming after signals (a plugin's timer must not
+ * cut the harness's waits short). */
+void nc_sleep(double seconds);
+/* Seconds on the monotonic clock. */
+double nc_now(void);
+
+#endif

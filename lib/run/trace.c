@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "trace.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "callback.h"
+#include "context.h"
+#include "cuda.h"
+#include "guarded.h"
+#include "record.h"
+#include "threads.h"
+
+static int channel_fd = -1;
+static volatile sig_atomic_t channel_lost;
+
+int nc_trace_fd(void) { return channel_fd; }
+int nc_trace_channel_lost(void) { return channel_lost; }
+
+void nc_trace_record(const char *tag, size_t nfields, const char *const *fields)
+{
+  if (channel_fd < 0 || channel_lost)
+    return;
+  if (nc_record_write(channel_fd, tag, nfields, fields) != 0 && errno == EBADF)
+    channel_lost = 1;
+}
+
+/* Writes "module+0xoffset (symbol+0xdelta)" for a return address. */
+static void describe_frame(void *addr, char *out, size_t outlen)
+{
+  Dl_info info;
+  if (dladdr(addr, &info) && info.dli_fname) {
+    const char *base = strrchr(info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)info.dli_fbase;
+    if (info.dli_sname)
+      snprintf(out, outlen, "%s+0x%lx (%s+0x%lx)", base, (unsigned long)off, info.dli_sname,
+               (unsigned long)((uintptr_t)addr - (uintptr_t)info.dli_saddr));
+    else
+      snprintf(out, outlen, "%s+0x%lx", base, (unsigned long)off);
+  } else {
+    snprintf(out, outlen, "%p", addr);
+  }
+}
+
+/* 1 for a write, 0 for a read, -1 when the machine does not say. */
+static int fault_was_write(const void *uc)
+{
+#if defined(__x86_64__) && defined(REG_ERR)
+  if (uc)
+    return (((const ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#endif
+  (void)uc;
+  return -1;
+}
+
+/* Reports the signal, the callback it hit and a backtrace, then dies of the
+ * same signal so the parent sees it. dladdr and snprintf are not strictly
+ * async-signal-safe; the process is going down either way, and the parent
+ * still learns the signal from waitpid if this handler itself fails. */
+static void on_crash(int signo, siginfo_t *si, void *uc)
+{
+  /* A touch of retired scratch or of a buffer's guard is a recorded
+   * violation, not a crash. */
+  if ((signo == SIGSEGV || signo == SIGBUS) && si &&
+      (nc_context_recover_fault(si->si_addr) ||
+       nc_guarded_recover_fault(si->si_addr, fault_was_write(uc)) ||
+       nc_cuda_recover_fault(si->si_addr)))
+    return;
+  char sig[16], addr[32];
+  snprintf(sig, sizeof(sig), "%d", signo);
+  snprintf(addr, sizeof(addr), "%p", si ? si->si_addr : NULL);
+  /* The crashing thread's own callback ("" when it was in harness code). */
+  const char *where = nc_callback_current();
+  const char *f[] = {sig, where ? where : "", addr};
+  nc_trace_record("CRASH", 3, f);
+  void *frames[48];
+  int n = backtrace(frames, 48);
+  for (int i = 2; i < n; i++) { /* skip this handler and the signal trampoline */
+    char line[512];
+    describe_frame(frames[i], line, sizeof(line));
+    const char *ff[] = {line};
+    nc_trace_record("FRAME", 1, ff);
+  }
+  signal(signo, SIG_DFL);
+  raise(signo);
+}
+
+void nc_trace_start(int fd, char *phase_page)
+{
+  channel_fd = fd;
+  channel_lost = 0;
+  nc_callback_share(phase_page);
+  if (fd < 0)
+    return;
+  /* Load the unwinder now: backtrace() would otherwise dlopen it inside the
+   * crash handler. */
+  void *warm[2];
+  backtrace(warm, 2);
+
+  nc_thread_altstack();
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_sigaction = on_crash;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+  for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+    sigaction(sigs[i], &sa, NULL);
+}

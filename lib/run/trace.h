@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The result channel of a case child: records (see record.h) streamed to
+ * the parent, and the crash handlers, which report the signal, the
+ * callback the crashing thread was in (callback.h) and a backtrace. */
+#ifndef NC_TRACE_H
+#define NC_TRACE_H
+
+#include <stddef.h>
+
+#include "callback.h"
+
+#define NC_TRACE_PHASE_MAX NC_CALLBACK_NAME_MAX
+
+/* Starts streaming to fd (-1: stop) and installs the crash handlers. The
+ * last entered callback's name goes to phase_page (NC_TRACE_PHASE_MAX
+ * bytes, shared with the parent), or to private memory when it is NULL. */
+void nc_trace_start(int fd, char *phase_page);
+/* The channel fd, or -1. */
+int nc_trace_fd(void);
+/* Set when a write failed because the descriptor was closed under us. */
+int nc_trace_channel_lost(void);
+
+/* Writes one record on the channel (no-op without one). */
+void nc_trace_record(const char *tag, size_t nfields, const char *const *fields);
+
+#endif

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Turning what a case process reported (or how it died) into its rule's
+ * verdict, and folding into each rule the violations its instrumentation
+ * saw in the other cases of the run. */
+#define _GNU_SOURCE
+#include "verdict.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_child.h"
+#include "case_table.h"
+#include "elf_info.h"
+#include "text.h"
+
+char *nc_sanitized(const char *s)
+{
+  char *copy = strdup(s ? s : "");
+  if (copy && !nc_utf8_valid(copy))
+    for (unsigned char *p = (unsigned char *)copy; *p; p++)
+      if (*p >= 0x80)
+        *p = '?';
+  return copy;
+}
+
+
+/* A frame in the plugin that dladdr could not name ("x.so+0x10f7") gets its
+ * function from the file's symbol table, which also lists static ones. */
+static char *symbolized_frame(const char *frame, const nc_config *cfg)
+{
+  const char *base = strrchr(cfg->plugin_path, '/');
+  base = base ? base + 1 : cfg->plugin_path;
+  size_t blen = strlen(base);
+  unsigned long offset;
+  char sym[300];
+  if (strncmp(frame, base, blen) == 0 && strncmp(frame + blen, "+0x", 3) == 0 &&
+      !strchr(frame, '(') && sscanf(frame + blen + 3, "%lx", &offset) == 1 &&
+      nc_elf_symbolize_file(cfg->plugin_path, offset, sym, sizeof(sym)) == 0)
+    return nc_strdupf("%s (%s)", frame, sym);
+  return nc_sanitized(frame);
+}
+
+/* The first evidence of a level; the caller knows one exists. */
+static const nc_evidence *first_evidence(const nc_result *res, const char *level)
+{
+  for (size_t i = 0; i < res->nevidence; i++)
+    if (strcmp(res->evidence[i].level, level) == 0)
+      return &res->evidence[i];
+  return &res->evidence[0];
+}
+
+void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg)
+{
+  int nfail = 0, nwarn = 0, nerror = 0, settled = 0, crashed_in_plugin = 0;
+  const char *phase = cr->phase, *skip = NULL;
+  for (size_t i = 0; i < cr->nrecords && !settled; i++) {
+    const nc_record *rec = &cr->records[i];
+    const char *f0 = rec->nfields > 0 ? rec->fields[0] : "";
+    if (strcmp(rec->tag, "SETTLED") == 0) {
+      settled = 1;
+    } else if (strcmp(rec->tag, "SKIP") == 0) {
+      skip = f0;
+    } else if (strcmp(rec->tag, "CHECK") == 0 && rec->nfields >= 4) {
+      char *obs = nc_sanitized(rec->fields[3]);
+      nc_result_add_evidence(res, rec->fields[0], rec->fields[1], rec->fields[2], obs);
+      free(obs);
+      nfail += strcmp(f0, NC_LEVEL_FAIL) == 0;
+      nwarn += strcmp(f0, NC_LEVEL_WARN) == 0;
+      nerror += strcmp(f0, NC_LEVEL_ERROR) == 0;
+    } else if (strcmp(rec->tag, "CRASH") == 0 && rec->nfields >= 3) {
+      free(res->crash);
+      res->crash = nc_strdupf("%s in %s at address %s", nc_signal_name(atoi(f0)),
+                              rec->fields[1][0] ? rec->fields[1] : "harness code",
+                              rec->fields[2]);
+      crashed_in_plugin = rec->fields[1][0] != '\0';
+    } else if (strcmp(rec->tag, "FRAME") == 0 && rec->nfields >= 1) {
+      char **p = realloc(res->frames, (res->nframes + 1) * sizeof(*p));
+      if (p) {
+        res->frames = p;
+        res->frames[res->nframes++] = symbolized_frame(f0, cfg);
+      }
+    }
+  }
+  if (!cr->ended && !settled && nerror && cr->exit_code == NC_CHILD_EXIT_NO_RUNNER) {
+    res->verdict = NC_VERDICT_ERROR;
+    nc_result_set_reason(res, "could not check: %s", first_evidence(res, NC_LEVEL_ERROR)->observed);
+    return;
+  }
+  if (!cr->ended && !settled) {
+    char how[256];
+    nc_child_describe_end(cr, cfg->timeout_s, how, sizeof(how));
+    int in_plugin = phase[0] != '\0' || crashed_in_plugin;
+    if (in_plugin || (!cr->signo && !cr->timed_out)) {
+      /* Exits and lost channels come from plugin code (a destructor, a
+       * thread it left running): the harness does neither. */
+      nc_result_add_evidence(res, NC_LEVEL_FAIL, phase[0] ? phase : "plugin code",
+                             "returns normally", how);
+      nc_result_set_reason(res, "%s %s", phase[0] ? phase : "plugin code", how);
+      res->verdict = NC_VERDICT_FAIL;
+    } else {
+      nc_result_set_reason(res, "the harness itself %s outside plugin code", how);
+      res->verdict = NC_VERDICT_ERROR;
+    }
+    return;
+  }
+  const nc_evidence *e;
+  if (nfail) {
+    res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
+    e = first_evidence(res, NC_LEVEL_FAIL);
+    nc_result_set_reason(res, "%s: %s (expected %s)", e->call, e->observed, e->expected);
+  } else if (nerror) {
+    res->verdict = NC_VERDICT_ERROR;
+    e = first_evidence(res, NC_LEVEL_ERROR);
+    nc_result_set_reason(res, "could not check: %s", e->observed);
+  } else if (nwarn) {
+    res->verdict = NC_VERDICT_WARN;
+    e = first_evidence(res, NC_LEVEL_WARN);
+    nc_result_set_reason(res, "%s: %s (should be %s)", e->call, e->observed, e->expected);
+  } else if (skip) {
+    res->verdict = NC_VERDICT_SKIP;
+    nc_result_set_reason(res, "%s", skip);
+  } else {
+    res->verdict = NC_VERDICT_PASS;
+  }
+}
+
+
+/* ---- run-wide evidence --------------------------------------------------------- */
+
+/* Lines of run-wide evidence kept per rule; the rest are counted. */
+#define FOLDED_LINES 20
+
+static int same(const nc_observation *o, nc_rule rule, nc_rule seen_in, const char *text)
+{
+  return o->rule == rule && o->seen_in == seen_in && strcmp(o->text, text) == 0;
+}
+
+void nc_observations_take(nc_observations *obs, const nc_child_result *cr)
+{
+  for (size_t i = 0; i < cr->nrecords; i++) {
+    const nc_record *rec = &cr->records[i];
+    if (strcmp(rec->tag, NC_TAG_VCOUNT) == 0 && rec->nfields >= 2) {
+      int rule = nc_rule_parse(rec->fields[0]);
+      if (rule >= 0)
+        obs->counts[rule] += strtoul(rec->fields[1], NULL, 10);
+      continue;
+    }
+    if (strcmp(rec->tag, NC_TAG_VIOLATION) != 0 || rec->nfields < 5)
+      continue;
+    int rule = nc_rule_parse(rec->fields[0]), seen_in = nc_rule_parse(rec->fields[2]);
+    if (rule < 0 || seen_in < 0)
+      continue;
+    nc_observation *found = NULL;
+    for (size_t k = 0; k < obs->n && !found; k++)
+      if (same(&obs->list[k], (nc_rule)rule, (nc_rule)seen_in, rec->fields[1]))
+        found = &obs->list[k];
+    if (found) {
+      found->times++;
+      continue;
+    }
+    if (obs->n == obs->cap) {
+      size_t cap = obs->cap ? obs->cap * 2 : 16;
+      nc_observation *p = realloc(obs->list, cap * sizeof(*p));
+      if (!p)
+        return;
+      obs->list = p;
+      obs->cap = cap;
+    }
+    obs->list[obs->n++] = (nc_observation){(nc_rule)rule, (nc_rule)seen_in,
+                                           nc_sanitized(rec->fields[1]),
+                                           nc_sanitized(rec->fields[3]), strdup(rec->fields[4]), 1};
+  }
+}
+
+void nc_observations_fold(const nc_observations *obs, nc_report *r)
+{
+  for (size_t i = 0; i < r->nresults; i++) {
+    nc_result *res = &r->results[i];
+    int rule = nc_rule_parse(res->rule->id);
+    size_t lines = 0, total = 0;
+    const nc_observation *first = NULL;
+    for (size_t k = 0; k < obs->n; k++) {
+      const nc_observation *o = &obs->list[k];
+      if ((int)o->rule != rule || (int)o->seen_in == rule)
+        continue;
+      total += o->times;
+      if (!first)
+        first = o;
+      if (lines++ >= FOLDED_LINES)
+        continue;
+      char call[300], observed[900];
+      snprintf(call, sizeof(call), "seen during %s (%s, thread %s)", nc_rule_text(o->seen_in),
+               o->callback[0] ? o->callback : "harness code", o->thread);
+      if (o->times > 1)
+        snprintf(observed, sizeof(observed), "%s (%zu times)", o->text, o->times);
+      else
+        snprintf(observed, sizeof(observed), "%s", o->text);
+      nc_result_add_evidence(res, NC_LEVEL_FAIL, call, res->rule->title, observed);
+    }
+    if (!first)
+      continue;
+    if (lines > FOLDED_LINES)
+      nc_result_add_evidence(res, NC_LEVEL_NOTE, "seen during other cases", res->rule->title,
+                             "... and more of the same kind");
+    if (res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_WARN)
+      continue;
+    res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
+    nc_result_set_reason(res, "%s (seen during %s, in %s; %zu observation%s in the run)",
+                         first->text, nc_rule_text(first->seen_in),
+                         first->callback[0] ? first->callback : "harness code", total,
+                         total == 1 ? "" : "s");
+  }
+}
+
+void nc_observations_free(nc_observations *obs)
+{
+  for (size_t i = 0; i < obs->n; i++) {
+    free(obs->list[i].text);
+    free(obs->list[i].callback);
+    free(obs->list[i].thread);
+  }
+  free(obs->list);
+  memset(obs, 0, sizeof(*obs));
+}

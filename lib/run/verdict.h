@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Verdicts from case processes, and run-wide evidence. */
+#ifndef NC_VERDICT_H
+#define NC_VERDICT_H
+
+#include "config.h"
+#include "report.h"
+#include "rules.h"
+#include "runner.h"
+
+/* The verdict of res's rule from what its case process reported and how
+ * it ended. */
+void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg);
+
+/* A copy of s with bytes >= 0x80 replaced when it is not UTF-8. */
+char *nc_sanitized(const char *s);
+
+/* The violations streamed by the case processes of a run, kept for the
+ * rules they break. */
+typedef struct nc_observation {
+  nc_rule rule;   /* the rule broken */
+  nc_rule seen_in; /* the case that was running */
+  char *text, *callback, *thread;
+  size_t times;   /* identical observations folded into this one */
+} nc_observation;
+
+typedef struct nc_observations {
+  nc_observation *list;
+  size_t n, cap;
+  size_t counts[NC_RULE_COUNT]; /* in all, beyond the ones streamed in full */
+} nc_observations;
+
+/* Takes the VIOLATION and VCOUNT records of a case process. */
+void nc_observations_take(nc_observations *obs, const nc_child_result *cr);
+/* Folds into each selected rule the violations seen in the cases of other
+ * rules: evidence "seen during RULE (callback, thread N)", and FAIL (MUST)
+ * or WARN (SHOULD) unless the rule failed already. */
+void nc_observations_fold(const nc_observations *obs, nc_report *r);
+void nc_observations_free(nc_observations *obs);
+
+#endif

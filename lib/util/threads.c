@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "threads.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#define ALT_STACK_BYTES (64 * 1024)
+
+static pthread_key_t stack_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void release_stack(void *stack)
+{
+  stack_t off = {.ss_flags = SS_DISABLE};
+  sigaltstack(&off, NULL);
+  munmap(stack, ALT_STACK_BYTES);
+}
+
+static void make_key(void) { pthread_key_create(&stack_key, release_stack); }
+
+int nc_thread_altstack(void)
+{
+  stack_t now;
+  if (sigaltstack(NULL, &now) == 0 && !(now.ss_flags & SS_DISABLE))
+    return 0; /* this thread has one */
+  pthread_once(&key_once, make_key);
+  void *stack = mmap(NULL, ALT_STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+  if (stack == MAP_FAILED)
+    return -1;
+  stack_t ss = {.ss_sp = stack, .ss_size = ALT_STACK_BYTES, .ss_flags = 0};
+  if (sigaltstack(&ss, NULL) != 0) {
+    munmap(stack, ALT_STACK_BYTES);
+    return -1;
+  }
+  pthread_setspecific(stack_key, stack);
+  return 0;
+}
+
+typedef struct start {
+  void *(*fn)(void *);
+  void *arg;
+} start;
+
+static void *trampoline(void *p)
+{
+  start s = *(start *)p;
+  free(p);
+  nc_thread_altstack();
+  return s.fn(s.arg);
+}
+
+int nc_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+  start *s = malloc(sizeof(*s));
+  if (!s)
+    return -1;
+  s->fn = fn;
+  s->arg = arg;
+  int rc = pthread_create(thread, NULL, trampoline, s);
+  if (rc != 0)
+    free(s);
+  return rc;
+}
