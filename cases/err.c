@@ -510,7 +510,7 @@ void nc_case_err_06(nc_case *c)
   nc_tk k;
   if (nc_tk_open(&k, &f, c) != 0)
     return;
-  int64_t n = nc_tk_batch(&k, nc_batch_for_rows(k.row, ERR06_KEYS));
+  int64_t n = nc_tk_batch(&k, nc_batch_for_rows(k.stride, ERR06_KEYS));
   int64_t *keys = malloc((size_t)n * sizeof(int64_t));
   unsigned char *hits = calloc((size_t)(2 * ERR06_FINDS), (size_t)n);
   if (keys)

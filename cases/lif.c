@@ -15,6 +15,7 @@
 #include "common.h"
 #include "loader.h"
 #include "pool.h"
+#include "runner.h"
 #include "services.h"
 #include "table_kit.h"
 
@@ -152,8 +153,7 @@ static int lingering_threads(int baseline)
     extra = thread_count() - baseline;
     if (extra <= 0)
       return 0;
-    struct timespec ts = {0, 10 * 1000 * 1000};
-    nanosleep(&ts, NULL);
+    nc_sleep(0.01);
   }
   return extra;
 }

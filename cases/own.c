@@ -314,7 +314,7 @@ static int err05_visit(nc_case *c, const nc_call_outcome *o, const char *label)
                                      "allocation failure (a C++ plugin must catch std::bad_alloc "
                                      "and return NVE_ERROR_OUT_OF_MEMORY)"
                                    : "";
-  nc_fail(c, label, "a status, not a crash", "%s%s", o->how, hint);
+  nc_fail(c, label, "a status, not a crash or a hang", "%s%s", o->how, hint);
   return 1;
 }
 

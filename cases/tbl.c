@@ -118,8 +118,8 @@ void nc_case_tbl_04(nc_case *c)
   k.check_bounds = 1;
   k.check_values = 0; /* TBL-02's business; this case watches the edges */
   static const int64_t sizes[] = {1, 63, 64, 65, 100, 1000};
-  int64_t gap = k.row + 12; /* a stride with a gap after each row */
-  int64_t most = nc_tk_batch(&k, 1007) * k.row / gap, *keys = keys_for(&k, most);
+  int64_t gap = k.stride + 12; /* a stride with a gap after each row */
+  int64_t most = nc_tk_batch(&k, 1007) * k.stride / gap, *keys = keys_for(&k, most);
   /* Accumulate into the table's own element type, when it has one. */
   int64_t update = nc_tk_update_size(&k, k.caps.dtype, 0);
   for (size_t s = 0; keys && s < sizeof(sizes) / sizeof(*sizes) && sizes[s] <= most; s++) {

@@ -245,7 +245,7 @@ static void probe(nc_tk *k, const sequence *q, const rop *o, uint64_t *s)
 static void run_op(nc_tk *k, const sequence *q, const rop *o, uint64_t *s)
 {
   const int64_t *keys = q->arena + o->first;
-  int64_t stride = k->row + o->stride_pad;
+  int64_t stride = k->stride + o->stride_pad;
   switch (o->kind) {
   case OP_INSERT:
     nc_tk_insert(k, o->n, keys, stride, o->tag, 1);
@@ -479,7 +479,7 @@ void nc_case_tbl_11(nc_case *c)
   /* Wide rows: fewer keys per op and fewer ops, so that a sequence moves
    * about as many bytes as one of 4 KiB rows. */
   p.cap = nc_tk_batch(&k, p.large);
-  int64_t wide = k.row / 4096;
+  int64_t wide = k.stride / 4096;
   if (wide > 1) {
     p.large = p.large / wide > 8 ? p.large / wide : 8;
     p.regular = p.regular / wide > 4 ? p.regular / wide : 4;

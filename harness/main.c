@@ -2,17 +2,23 @@
 /* nve-conform: the command line. Parses arguments, runs the suite through
  * libnveconform, prints and writes the reports, and sets the exit code. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <limits.h>
 
+#include "interposer.h"
 #include "nve_conform.h"
 #include "plugin/nve_plugin_common.h"
+#include "suite.h"
 
 #define MAX_FILTERS 64
 
@@ -58,7 +64,10 @@ static const char usage_text[] =
     "      --strict             SHOULD-rule warnings (and unused or expired waivers)\n"
     "                           fail the run\n"
     "      --waivers FILE       accept listed failures for a while, with a reason (JSON)\n"
-    "      --baseline FILE      an earlier --json report: only new failures fail\n"
+    "      --baseline FILE      an earlier --json report on the same plugin file: only\n"
+    "                           new failures fail\n"
+    "      --baseline-any-build the baseline may be on another build of the plugin\n"
+    "                           (the same plugin name)\n"
     "      --color WHEN         colour the text report: auto (default), always, never\n"
     "  -v, --verbose            also show the evidence of passing rules\n"
     "  -q, --quiet              print only the summary line (and failures)\n"
@@ -94,6 +103,10 @@ static void usage_error(cli *c, const char *fmt, ...)
 /* Splits a comma-separated argument into list (pointers into arg). */
 static void add_list(cli *c, char *arg, const char **list, size_t *n, const char *what)
 {
+  if (arg[strspn(arg, ", ")] == '\0') {
+    usage_error(c, "%s needs a rule or family name (got '%s')", what, arg);
+    return;
+  }
   for (char *save = NULL, *tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (*n == MAX_FILTERS) {
       usage_error(c, "too many %s filters (at most %d)", what, MAX_FILTERS);
@@ -103,18 +116,32 @@ static void add_list(cli *c, char *arg, const char **list, size_t *n, const char
   }
 }
 
+/* A finite decimal number, nothing around it ("nan", "inf", "5s" and ""
+ * are not). */
 static int parse_number(const char *s, double *out)
 {
   char *end;
   errno = 0;
   *out = strtod(s, &end);
-  return errno == 0 && end != s && *end == '\0';
+  return errno == 0 && end != s && *end == '\0' && isfinite(*out) && !isspace((unsigned char)*s);
+}
+
+/* An unsigned decimal of at most 9 digits ("1", "42"; not "-1", "+1", "0x1"). */
+static int parse_decimal(const char *s, const char **end, unsigned *out)
+{
+  unsigned long v = 0;
+  const char *p = s;
+  while (*p >= '0' && *p <= '9' && p - s < 9)
+    v = v * 10 + (unsigned long)(*p++ - '0');
+  *end = p;
+  *out = (unsigned)v;
+  return p > s;
 }
 
 static void parse(cli *c, int argc, char **argv)
 {
   enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML, OPT_CUDA, OPT_SIM_DEVICES };
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML, OPT_CUDA, OPT_SIM_DEVICES, OPT_BASELINE_ANY };
   static const struct option longopts[] = {
       {"list", no_argument, NULL, 'l'},
       {"rule", required_argument, NULL, 'r'},
@@ -137,6 +164,7 @@ static void parse(cli *c, int argc, char **argv)
       {"tap", required_argument, NULL, OPT_TAP},
       {"waivers", required_argument, NULL, OPT_WAIVERS},
       {"baseline", required_argument, NULL, OPT_BASELINE},
+      {"baseline-any-build", no_argument, NULL, OPT_BASELINE_ANY},
       {"sarif", required_argument, NULL, OPT_SARIF},
       {"html", required_argument, NULL, OPT_HTML},
       {"strict", no_argument, NULL, OPT_STRICT},
@@ -158,10 +186,13 @@ static void parse(cli *c, int argc, char **argv)
     case OPT_FACTORY: c->opt.factory_config = optarg; break;
     case OPT_TABLE: c->opt.table_config = optarg; break;
     case OPT_HOST_ABI: {
-      unsigned major, minor;
-      char extra;
-      if (sscanf(optarg, "%u.%u%c", &major, &minor, &extra) != 2)
-        usage_error(c, "--host-abi takes MAJOR.MINOR, e.g. 1.0 (got '%s')", optarg);
+      unsigned major = 0, minor = 0;
+      const char *p;
+      if (!parse_decimal(optarg, &p, &major) || *p++ != '.' || !parse_decimal(p, &p, &minor) ||
+          *p)
+        usage_error(c, "--host-abi takes MAJOR.MINOR as two unsigned decimals, e.g. 1.0 (got "
+                       "'%s')",
+                    optarg);
       c->opt.host_abi_major = major;
       c->opt.host_abi_minor = minor;
       break;
@@ -177,7 +208,8 @@ static void parse(cli *c, int argc, char **argv)
     }
     case OPT_TIMEOUT:
       if (!parse_number(optarg, &num) || num <= 0 || num > 86400)
-        usage_error(c, "--timeout takes seconds, more than 0 (got '%s')", optarg);
+        usage_error(c, "--timeout takes seconds, more than 0 and at most 86400 (got '%s')",
+                    optarg);
       c->opt.timeout_s = num;
       break;
     case OPT_WORKERS:
@@ -195,8 +227,8 @@ static void parse(cli *c, int argc, char **argv)
       break;
     case OPT_PROFILE: c->opt.profile_path = optarg; break;
     case OPT_SWEEP_K:
-      if (!parse_number(optarg, &num) || num < 1 || num != (long)num)
-        usage_error(c, "--sweep-k takes a whole number from 1 (got '%s')", optarg);
+      if (!parse_number(optarg, &num) || num < 1 || num > 1000000 || num != (long)num)
+        usage_error(c, "--sweep-k takes a whole number from 1 to 1000000 (got '%s')", optarg);
       c->opt.sweep_k = (long)num;
       break;
     case OPT_NO_FORK: c->opt.no_fork = 1; break;
@@ -219,6 +251,7 @@ static void parse(cli *c, int argc, char **argv)
     case OPT_HTML: c->html_path = optarg; break;
     case OPT_WAIVERS: c->opt.waivers_path = optarg; break;
     case OPT_BASELINE: c->opt.baseline_path = optarg; break;
+    case OPT_BASELINE_ANY: c->opt.baseline_any_build = 1; break;
     case OPT_SARIF: c->sarif_path = optarg; break;
     case OPT_STRICT: c->opt.strict = 1; break;
     case OPT_COLOR:
@@ -301,12 +334,115 @@ static void show_progress(void *user, size_t done, size_t total, const char *id,
   }
 }
 
-/* Ctrl-C or a CI timeout: take the running case's processes down too. */
+/* Where path leads: the file itself, or (when it does not exist yet) its
+ * directory resolved and its name; "" when neither resolves. */
+static void resolve(const char *path, char *out, size_t len)
+{
+  char real[PATH_MAX], copy[PATH_MAX];
+  out[0] = '\0';
+  if (realpath(path, real)) {
+    snprintf(out, len, "%s", real);
+    return;
+  }
+  snprintf(copy, sizeof(copy), "%s", path);
+  char *name = strrchr(copy, '/');
+  const char *dir = name ? (name == copy ? "/" : copy) : ".";
+  if (name)
+    *name++ = '\0';
+  else
+    name = copy;
+  if (realpath(dir, real))
+    snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", name);
+}
+
+/* Every report can be written, and none over a file the run reads or over
+ * another report: checked before the run, so a bad path costs no time. */
+static void check_report_paths(cli *c)
+{
+  const char **fields[] = {&c->json_path, &c->junit_path, &c->tap_path, &c->sarif_path,
+                           &c->html_path};
+  const char *paths[] = {c->json_path, c->junit_path, c->tap_path, c->sarif_path, c->html_path};
+  char *refused = c->error; /* a path refused here is not written at all */
+  const char *flags[] = {"--json", "--junit", "--tap", "--sarif", "--html"};
+  const char *inputs[] = {c->opt.plugin_path, c->opt.profile_path, c->opt.waivers_path,
+                          c->opt.baseline_path};
+  const char *what[] = {"the plugin", "the profile", "the waivers file", "the baseline"};
+  for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+    if (!paths[i] || strncmp(paths[i], "/dev/", 5) == 0)
+      continue;
+    char mine[2 * PATH_MAX + 2], theirs[2 * PATH_MAX + 2];
+    resolve(paths[i], mine, sizeof(mine));
+    for (size_t k = 0; k < sizeof(inputs) / sizeof(inputs[0]); k++) {
+      if (!inputs[k])
+        continue;
+      resolve(inputs[k], theirs, sizeof(theirs));
+      if (mine[0] && strcmp(mine, theirs) == 0)
+        usage_error(c, "%s '%s' is %s: refusing to write a report over it", flags[i], paths[i],
+                    what[k]);
+    }
+    for (size_t k = i + 1; k < sizeof(paths) / sizeof(paths[0]); k++) {
+      if (!paths[k])
+        continue;
+      resolve(paths[k], theirs, sizeof(theirs));
+      if (mine[0] && strcmp(mine, theirs) == 0)
+        usage_error(c, "%s and %s name the same file '%s'", flags[i], flags[k], paths[i]);
+    }
+    struct stat st;
+    if (stat(paths[i], &st) == 0) {
+      if (S_ISDIR(st.st_mode))
+        usage_error(c, "%s '%s' is a directory", flags[i], paths[i]);
+      else if (access(paths[i], W_OK) != 0)
+        usage_error(c, "cannot write %s '%s': %s", flags[i], paths[i], strerror(errno));
+      continue;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", paths[i]);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+      *(slash == dir ? slash + 1 : slash) = '\0';
+    else
+      snprintf(dir, sizeof(dir), ".");
+    if (access(dir, W_OK | X_OK) != 0)
+      usage_error(c, "cannot write %s '%s': directory '%s': %s", flags[i], paths[i], dir,
+                  strerror(errno));
+  }
+  for (size_t i = 0; c->error != refused && i < sizeof(paths) / sizeof(paths[0]); i++)
+    if (paths[i] && strstr(c->error, paths[i]))
+      *fields[i] = NULL;
+}
+
+/* Ctrl-C or a CI timeout: take the running case's processes down too, and
+ * leave no temporary file behind. */
 static void on_terminate(int signo)
 {
   nc_abort_running_case();
   signal(signo, SIG_DFL);
   raise(signo);
+}
+
+static int write_reports(const cli *c, const nc_report *r);
+
+/* --no-fork: plugin code may end this process in the middle of a case. The
+ * report so far is still printed and written, and the exit status says a
+ * rule failed. */
+static cli *guarded_cli;
+static int guarded_colour;
+
+static void finish_cut_short(int status)
+{
+  nc_report *r = nc_run_cut_short(status);
+  if (!r)
+    return;
+  nc_report_print_text(r, stdout, guarded_colour);
+  write_reports(guarded_cli, r);
+  fflush(NULL);
+  _Exit(NC_EXIT_FAIL);
+}
+
+static void exit_called(int status, void *arg)
+{
+  (void)arg;
+  finish_cut_short(status);
 }
 
 static int write_reports(const cli *c, const nc_report *r)
@@ -355,13 +491,25 @@ int main(int argc, char **argv)
     c.opt.on_result_user = counts;
   }
 
+  if (!c.error)
+    check_report_paths(&c);
+
   signal(SIGINT, on_terminate);
   signal(SIGTERM, on_terminate);
   signal(SIGHUP, on_terminate);
 
+  if (c.opt.no_fork) {
+    guarded_cli = &c;
+    guarded_colour = colour;
+    on_exit(exit_called, NULL);
+    nc_exit_hook = finish_cut_short;
+  }
+
   /* On a usage error, still produce the requested report files, so CI finds
    * a complete, valid report that says what went wrong. */
   nc_report *r = c.error ? nc_report_new_error(&c.opt, c.error) : nc_run(&c.opt);
+  nc_exit_hook = NULL;
+  guarded_cli = NULL;
   if (!r) {
     fprintf(stderr, "nve-conform: out of memory\n");
     return NC_EXIT_HARNESS;

@@ -11,6 +11,7 @@
 #include "device_feed.h"
 #include "dtype.h"
 #include "guarded.h"
+#include "runner.h"
 #include "table_kit.h"
 #include "violations.h"
 
@@ -46,10 +47,32 @@ int nc_produce_table(nc_case *c, const nve_ext_table_factory_t *f, nve_ext_table
   return -1;
 }
 
+int64_t nc_value_size(const nc_case *c, const nc_table_caps *caps)
+{
+  return c->cfg->row_size > 0 ? c->cfg->row_size : caps->max_row_size;
+}
+
+/* Where the table differs from what the profile declares, or NULL. */
+static const char *profile_mismatch(const nc_case *c, const nc_table_caps *caps, char *buf,
+                                    size_t len)
+{
+  if (c->cfg->key_size && c->cfg->key_size != caps->key_size)
+    snprintf(buf, len, "the profile declares key_size %d and the table reports %lld",
+             c->cfg->key_size, (long long)caps->key_size);
+  else if (c->cfg->row_size > caps->max_row_size)
+    snprintf(buf, len, "the profile's row_size %d is more than the table's max_row_size %lld",
+             c->cfg->row_size, (long long)caps->max_row_size);
+  else
+    return NULL;
+  return buf;
+}
+
 int nc_caps_block(nc_case *c, const nc_table_caps *caps)
 {
   char why[200];
-  if (nc_caps_problem(caps, why, sizeof(why)))
+  if (profile_mismatch(c, caps, why, sizeof(why)))
+    nc_harness_error(c, "%s: fix the profile or the table config", why);
+  else if (nc_caps_problem(caps, why, sizeof(why)))
     nc_skip(c, "blocked: the host rejects the table: %s (TBL-01)", why);
   else if (nc_caps_location_problem(caps, 0, why, sizeof(why)))
     nc_skip(c, "blocked: the host rejects the table: %s (DEV-01)", why);
@@ -134,7 +157,7 @@ enum { KEYS, VALUES, MASK, SIZES, OUT, BUFFERS };
 typedef struct workload {
   nc_case *c;
   const nve_ext_table_t *t;
-  int64_t key_size, row, batch;
+  int64_t key_size, row, stride, batch; /* row: the value size; stride: max_row_size */
   nve_data_type_t dtype;
   nc_guarded g[BUFFERS];
   void *dev[BUFFERS]; /* NULL for a HOST table */
@@ -188,26 +211,26 @@ static int find_and_digest(workload *w, int64_t n)
   unsigned char *out = w->g[OUT].data;
   memset(mask, 0, words * sizeof(uint64_t));
   memset(sizes, 0, (size_t)n * sizeof(int64_t));
-  memset(out, 0, (size_t)(n * w->row));
+  memset(out, 0, (size_t)(n * w->stride));
   if (to_table(w, MASK, words * 8) || to_table(w, SIZES, (size_t)n * 8) ||
-      to_table(w, OUT, (size_t)(n * w->row)))
+      to_table(w, OUT, (size_t)(n * w->stride)))
     return harness_failed(w, "copy find's buffers");
   nc_feed_enter(&w->feed);
   if (step(w, "find",
-           nc_call_find(w->t, n, arg(w, KEYS), arg(w, MASK), w->row, arg(w, OUT),
+           nc_call_find(w->t, n, arg(w, KEYS), arg(w, MASK), w->stride, arg(w, OUT),
                         arg(w, SIZES))) != 0)
     return -1;
   if (from_table(w, MASK, words * 8) || from_table(w, SIZES, (size_t)n * 8) ||
-      from_table(w, OUT, (size_t)(n * w->row)))
+      from_table(w, OUT, (size_t)(n * w->stride)))
     return harness_failed(w, "copy find's results back");
   uint64_t h = w->res->digest;
   h = fnv(h, mask, words * sizeof(uint64_t));
   for (int64_t i = 0; i < n; i++) {
     if (!(mask[i / 64] >> (i % 64) & 1))
       continue;
-    int64_t size = sizes[i] < 0 || sizes[i] > w->row ? w->row : sizes[i];
+    int64_t size = sizes[i] < 0 || sizes[i] > w->stride ? w->stride : sizes[i];
     h = fnv(h, &sizes[i], sizeof(int64_t));
-    h = fnv(h, out + i * w->row, (size_t)size);
+    h = fnv(h, out + i * w->stride, (size_t)size);
   }
   w->res->digest = h;
   return 0;
@@ -221,9 +244,9 @@ static int buffers_make(workload *w)
   static const char *const names[BUFFERS] = {"workload keys", "workload values",
                                              "workload hit_mask", "workload value_sizes",
                                              "workload find values"};
-  const size_t sizes[BUFFERS] = {(size_t)w->batch * 8, (size_t)(w->batch * w->row),
+  const size_t sizes[BUFFERS] = {(size_t)w->batch * 8, (size_t)(w->batch * w->stride),
                                  (size_t)(w->batch + 63) / 64 * 8, (size_t)w->batch * 8,
-                                 (size_t)(w->batch * w->row)};
+                                 (size_t)(w->batch * w->stride)};
   int failed = 0;
   for (int i = 0; i < BUFFERS; i++) {
     failed |= nc_guarded_alloc(&w->g[i], names[i], sizes[i]);
@@ -259,21 +282,21 @@ static int run_ops(workload *w, uint64_t seed)
     uint64_t k = (seed % 100000) * 7 + (uint64_t)i * 13 + 1;
     memcpy(keys + i * w->key_size, &k, (size_t)w->key_size);
   }
-  nc_fill_rows(values, batch, w->row, w->row, w->dtype, seed);
+  nc_fill_rows(values, batch, w->stride, w->row, w->dtype, seed);
   if (to_table(w, KEYS, (size_t)(batch * w->key_size)) ||
-      to_table(w, VALUES, (size_t)(batch * w->row)))
+      to_table(w, VALUES, (size_t)(batch * w->stride)))
     return harness_failed(w, "copy keys and rows");
   int64_t half = batch / 2, quarter = batch / 4;
   nc_feed_enter(&w->feed);
   if (step(w, "reset_lookup_counter", nc_call_reset_lookup_counter(t)) != 0 ||
-      step(w, "insert", nc_call_insert(t, batch, arg(w, KEYS), w->row, w->row, arg(w, VALUES))) != 0 ||
+      step(w, "insert", nc_call_insert(t, batch, arg(w, KEYS), w->stride, w->row, arg(w, VALUES))) != 0 ||
       find_and_digest(w, batch) != 0)
     return -1;
-  nc_fill_rows(values, half, w->row, w->row, w->dtype, seed + 1);
-  if (to_table(w, VALUES, (size_t)(half * w->row)))
+  nc_fill_rows(values, half, w->stride, w->row, w->dtype, seed + 1);
+  if (to_table(w, VALUES, (size_t)(half * w->stride)))
     return harness_failed(w, "copy rows");
   nc_feed_enter(&w->feed);
-  if (step(w, "update", nc_call_update(t, half, arg(w, KEYS), w->row, w->row, arg(w, VALUES))) != 0 ||
+  if (step(w, "update", nc_call_update(t, half, arg(w, KEYS), w->stride, w->row, arg(w, VALUES))) != 0 ||
       find_and_digest(w, batch) != 0)
     return -1;
   /* Updates of the table's own element type, where it has one; a refusal
@@ -282,7 +305,7 @@ static int run_ops(workload *w, uint64_t seed)
   if (width && quarter > 0) {
     nc_feed_enter(&w->feed);
     nve_status_t s = nc_call_update_accumulate(
-        t, quarter, (unsigned char *)arg(w, KEYS) + quarter * w->key_size, w->row,
+        t, quarter, (unsigned char *)arg(w, KEYS) + quarter * w->key_size, w->stride,
         w->row / width * width, arg(w, VALUES), w->dtype);
     if (s != NVE_ERROR_NOT_IMPLEMENTED && (step(w, "update_accumulate", s) != 0 ||
                                            find_and_digest(w, batch) != 0))
@@ -316,12 +339,13 @@ void nc_workload_run(nc_case *c, const nve_ext_table_t *t, nc_workload_result *o
   nc_table_caps caps;
   nc_call_capabilities(t, &caps);
   w.key_size = caps.key_size;
-  w.row = caps.max_row_size;
+  w.stride = caps.max_row_size;
+  w.row = nc_value_size(c, &caps);
   w.dtype = caps.dtype;
-  w.batch = nc_batch_for_rows(w.row, BATCH);
-  if (w.batch < 1 || w.row > NC_TK_ROW_MAX) {
+  w.batch = nc_batch_for_rows(w.stride, BATCH);
+  if (w.batch < 1 || w.stride > NC_TK_ROW_MAX) {
     nc_skip(c, "max_row_size is %lld bytes: more than the harness feeds (%d MiB per row)",
-            (long long)w.row, NC_TK_ROW_MAX >> 20);
+            (long long)w.stride, NC_TK_ROW_MAX >> 20);
     out->status = NVE_ERROR_INVALID_ARGUMENT;
     out->harness = 1;
     snprintf(out->failed_op, sizeof(out->failed_op), "harness: row too wide");
@@ -363,7 +387,7 @@ int nc_has_handshake(nc_case *c)
 
 void nc_report_violations(nc_case *c, nc_rule rule, const char *call, const char *what)
 {
-  usleep(LATE_USE_WAIT_US);
+  nc_sleep(LATE_USE_WAIT_US / 1e6); /* resumes after signals a plugin's timer sends */
   size_t n = nc_violation_count(rule);
   if (n == 0) {
     nc_note(c, call, what, "no violation");

@@ -22,6 +22,10 @@ int nc_produce_table(nc_case *c, const nve_ext_table_factory_t *f, nve_ext_table
 int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t);
 /* The same without the capability checks, for the rules that judge them. */
 int nc_open_table_unchecked(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t);
+/* The bytes the cases write per key into a table with these capabilities:
+ * the profile's row_size where it gives one, else max_row_size. */
+int64_t nc_value_size(const nc_case *c, const nc_table_caps *caps);
+
 /* When the host would reject these capabilities, skips the case with the
  * wording every case uses ("blocked: ... (TBL-01)") and returns -1. */
 int nc_caps_block(nc_case *c, const nc_table_caps *caps);

@@ -66,11 +66,13 @@ int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t)
   nc_call_capabilities(t, &k->caps);
   if (nc_caps_block(c, &k->caps) != 0)
     return -1;
-  /* The harness writes whole rows of the size the table declares. */
-  k->row = k->caps.max_row_size;
-  if (k->row > NC_TK_ROW_MAX) {
+  /* The harness writes rows of the size the table declares (or the
+   * profile's row_size), with strides of at least max_row_size. */
+  k->stride = k->caps.max_row_size;
+  k->row = nc_value_size(c, &k->caps);
+  if (k->stride > NC_TK_ROW_MAX) {
     nc_skip(c, "max_row_size is %lld bytes: more than the harness feeds (%d MiB per row)",
-            (long long)k->row, NC_TK_ROW_MAX >> 20);
+            (long long)k->stride, NC_TK_ROW_MAX >> 20);
     return -1;
   }
   k->rng = (c->cfg->seed ^ 0x6b69745f73656564ull) * 131 + (uint64_t)c->rule;
@@ -146,7 +148,7 @@ int64_t nc_batch_for_rows(int64_t row, int64_t wanted)
 
 int64_t nc_tk_batch(nc_tk *k, int64_t wanted)
 {
-  int64_t fit = NC_TK_BUFFER_BYTES / (k->row + 16);
+  int64_t fit = NC_TK_BUFFER_BYTES / (k->stride + 16);
   if (fit < 1)
     fit = 1;
   if (wanted <= fit)
@@ -154,7 +156,7 @@ int64_t nc_tk_batch(nc_tk *k, int64_t wanted)
   if (!k->batch_noted++)
     nc_note(k->c, "batch size", "the batches the case asks for",
             "rows of %lld bytes: batches cut to %lld keys so that a buffer stays under %d MiB",
-            (long long)k->row, (long long)fit, NC_TK_BUFFER_BYTES >> 20);
+            (long long)k->stride, (long long)fit, NC_TK_BUFFER_BYTES >> 20);
   return fit;
 }
 
@@ -457,8 +459,8 @@ typedef nve_status_t (*rows_op)(const nve_ext_table_t *, int64_t, const void *, 
 static nve_status_t write_rows(nc_tk *k, const char *op, rows_op call_op, int64_t n,
                                const int64_t *keys, int64_t stride, uint64_t tag, int may_fail)
 {
-  if (stride < k->row)
-    stride = k->row;
+  if (stride < k->stride)
+    stride = k->stride;
   call_buffers b;
   nve_status_t s = NVE_ERROR_OUT_OF_MEMORY;
   if (buffers_inputs(k, &b, op, n, keys, (size_t)(n * stride)) != 0)
@@ -661,7 +663,7 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
   static const nc_find_opts defaults;
   if (!opts)
     opts = &defaults;
-  int64_t stride = opts->stride > 0 ? opts->stride : k->row;
+  int64_t stride = opts->stride > 0 ? opts->stride : k->stride;
   size_t words = (size_t)(n + 63) / 64;
   call_buffers b;
   int64_t hits = -1;

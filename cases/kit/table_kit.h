@@ -26,7 +26,8 @@ typedef struct nc_tk {
   nve_ext_table_t t;
   nc_table_caps caps;
   nc_oracle *o;
-  int64_t row;        /* bytes the harness writes per key: the table's max_row_size */
+  int64_t row;        /* bytes the harness writes per key (nc_value_size) */
+  int64_t stride;     /* the least stride: the table's max_row_size */
   int check_bounds;   /* TBL-04: canaries and guards (inputs are checked on every call) */
   int check_resolved; /* TBL-03: resolved keys' slots untouched (their bits: every call) */
   int check_values;   /* answers against the model (on unless a case is about other things) */

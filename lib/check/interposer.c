@@ -13,6 +13,27 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "interposer.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+void (*nc_exit_hook)(int status);
+
+/* _exit and _Exit as plugin code calls them: the hook first (once), then
+ * the process ends as it would have. */
+__attribute__((noreturn)) static void end_process(int status)
+{
+  void (*hook)(int) = nc_exit_hook;
+  nc_exit_hook = NULL;
+  if (hook)
+    hook(status);
+  for (;;)
+    syscall(SYS_exit_group, status);
+}
+
+void _exit(int status) { end_process(status); }
+void _Exit(int status) { end_process(status); }
 
 #ifndef NC_NO_ALLOC_INTERPOSER
 

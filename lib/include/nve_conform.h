@@ -97,6 +97,9 @@ typedef struct nc_options {
    * when it sees a device, else the simulation), 1 real, 2 sim, 3 off. */
   int cuda_mode;
   int sim_devices; /* virtual devices under the simulation; default NC_DEFAULT_SIM_DEVICES */
+  /* With baseline_path: compare with a report on another build of the same
+   * plugin (by name), not only on the same file (by SHA-256). */
+  int baseline_any_build;
 } nc_options;
 
 void nc_options_init(nc_options *opt);
@@ -133,9 +136,10 @@ int nc_cuda_mode_parse(const char *name);
 /* One self-contained HTML page (no script, no external assets). */
 int nc_report_write_html(const nc_report *r, const char *path, char *err, size_t errlen);
 
-/* Kills the process group of the case that is running now, if any. Async-
- * signal-safe: call it from a SIGINT/SIGTERM handler, so that an interrupted
- * run leaves no plugin process behind. */
+/* Kills the process group of the case that is running now, if any, and
+ * removes the run's temporary files (and a report file being written).
+ * Async-signal-safe: call it from a SIGINT/SIGTERM handler, so that an
+ * interrupted run leaves no plugin process and no file behind. */
 void nc_abort_running_case(void);
 
 const char *nc_verdict_name(nc_verdict v);

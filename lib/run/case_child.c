@@ -11,6 +11,7 @@
 #include "alloc.h"
 #include "callback.h"
 #include "config_io.h"
+#include "contain.h"
 #include "cuda.h"
 #include "evidence.h"
 #include "pool.h"
@@ -127,6 +128,7 @@ int nc_case_process_main(int argc, char **argv)
                     NC_RUNNER_PAGE_FD, 0);
   close(NC_RUNNER_PAGE_FD);
   nc_trace_start(nc_park_high(NC_RUNNER_CHANNEL_FD), page == MAP_FAILED ? NULL : page);
+  nc_contain_case();
   static nc_config cfg;
   char why[600];
   int rule = nc_rule_parse(argv[2]);
@@ -137,6 +139,7 @@ int nc_case_process_main(int argc, char **argv)
     nc_harness_error(&c, "%s", why);
   else
     nc_case_child_run(&cfg, (nc_rule)rule, argc > 3 && strcmp(argv[3], "probe") == 0);
+  nc_contain_kill_children(); /* nothing the plugin started outlives its case */
   nc_trace_record("END", 0, NULL);
   _exit(nc_trace_channel_lost() ? NC_CHILD_EXIT_CHANNEL_LOST : 0);
 }

@@ -42,14 +42,73 @@ static const char *profile_config(const cJSON *item, const char *text, const cha
   return keep(raw ? raw : cJSON_PrintUnformatted(item));
 }
 
+/* An integer member within [lo, hi]; -1 after recording why not. */
+static int integer_member(const nc_options *opt, nc_report *r, const cJSON *item, long lo, long hi,
+                          int *out)
+{
+  if (!cJSON_IsNumber(item))
+    return nc_report_usage_error(r, "profile '%s': \"%s\" has the wrong type (a number from "
+                                    "%ld to %ld)",
+                                 opt->profile_path, item->string, lo, hi);
+  double v = item->valuedouble;
+  if (v != (double)(long)v || v < (double)lo || v > (double)hi)
+    return nc_report_usage_error(r, "profile '%s': \"%s\" must be a whole number from %ld to %ld "
+                                    "(got %g)",
+                                 opt->profile_path, item->string, lo, hi, v);
+  *out = (int)v;
+  return 0;
+}
+
+static int wrong_type(const nc_options *opt, nc_report *r, const char *member, const char *want)
+{
+  return nc_report_usage_error(r, "profile '%s': \"%s\" has the wrong type (%s)",
+                               opt->profile_path, member, want);
+}
+
+/* failing_configs: configs that must fail, each {target, config, status}. */
+static int failing_member(const nc_options *opt, nc_config *cfg, nc_report *r, const cJSON *item,
+                          const char *text)
+{
+  if (!cJSON_IsArray(item))
+    return wrong_type(opt, r, item->string, "an array of {\"target\", \"config\", \"status\"}");
+  size_t room = sizeof(cfg->failing) / sizeof(cfg->failing[0]);
+  if ((size_t)cJSON_GetArraySize(item) > room)
+    return nc_report_usage_error(r, "profile '%s': at most %zu failing_configs", opt->profile_path,
+                                 room);
+  const cJSON *fc;
+  int index = 0;
+  cJSON_ArrayForEach(fc, item)
+  {
+    char at[24];
+    snprintf(at, sizeof(at), "#%d", index++);
+    const char *entry[] = {item->string, at, "config"};
+    const char *target = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fc, "target"));
+    const cJSON *config = cJSON_GetObjectItemCaseSensitive(fc, "config");
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(fc, "status");
+    if (!target || !config || (strcmp(target, "factory") && strcmp(target, "table")))
+      return nc_report_usage_error(r, "profile '%s': each failing_configs entry needs \"target\" "
+                                      "(\"factory\" or \"table\") and \"config\"",
+                                   opt->profile_path);
+    struct nc_failing_config *f = &cfg->failing[cfg->failing_count++];
+    f->target = strcmp(target, "table") == 0;
+    f->json = profile_config(config, text, entry, 3);
+    f->status = -1;
+    if (status && integer_member(opt, r, status, 1, 5, &f->status) != 0)
+      return -1;
+  }
+  return 0;
+}
+
 /* Reads the profile (README "Profiles"). Options given on the command line
- * win over it. */
+ * win over it. Every member is checked: an unknown one, a wrong type or a
+ * value out of range is a usage error, so a typo never passes silently. */
 int nc_profile_load(const nc_options *opt, nc_config *cfg, nc_report *r)
 {
-  char *text = nc_read_file(opt->profile_path);
+  char why[600];
+  char *text = nc_read_file(opt->profile_path, why, sizeof(why));
   if (!text)
-    return nc_report_usage_error(r, "cannot open profile '%s': %s", opt->profile_path, strerror(errno));
-  cJSON *p = text ? cJSON_Parse(text) : NULL;
+    return nc_report_usage_error(r, "profile: %s", why);
+  cJSON *p = cJSON_Parse(text);
   if (!cJSON_IsObject(p)) {
     cJSON_Delete(p);
     free(text);
@@ -61,48 +120,38 @@ int nc_profile_load(const nc_options *opt, nc_config *cfg, nc_report *r)
   {
     const char *k = item->string;
     const char *member[] = {k};
-    if (strcmp(k, "factory_config") == 0) {
-      if (!opt->factory_config)
-        cfg->factory_config = profile_config(item, text, member, 1);
-    } else if (strcmp(k, "table_config") == 0) {
-      if (!opt->table_config)
-        cfg->table_config = profile_config(item, text, member, 1);
-    } else if (strcmp(k, "failing_configs") == 0 && cJSON_IsArray(item)) {
-      const cJSON *fc;
-      int index = 0;
-      cJSON_ArrayForEach(fc, item)
-      {
-        char at[24];
-        snprintf(at, sizeof(at), "#%d", index++);
-        const char *entry[] = {k, at, "config"};
-        const char *target = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fc, "target"));
-        const cJSON *config = cJSON_GetObjectItemCaseSensitive(fc, "config");
-        if (!target || !config || (strcmp(target, "factory") && strcmp(target, "table"))) {
-          rc = nc_report_usage_error(r, "profile '%s': each failing_configs entry needs \"target\" "
-                             "(\"factory\" or \"table\") and \"config\"",
-                          opt->profile_path);
-          break;
-        }
-        if (cfg->failing_count < sizeof(cfg->failing) / sizeof(cfg->failing[0])) {
-          cfg->failing[cfg->failing_count].target = strcmp(target, "table") == 0;
-          cfg->failing[cfg->failing_count].json = profile_config(config, text, entry, 3);
-          const cJSON *st = cJSON_GetObjectItemCaseSensitive(fc, "status");
-          cfg->failing[cfg->failing_count].status = cJSON_IsNumber(st) ? st->valueint : -1;
-          cfg->failing_count++;
-        }
-      }
-    } else if (strcmp(k, "key_size") == 0 && cJSON_IsNumber(item)) {
-      cfg->key_size = item->valueint;
-    } else if (strcmp(k, "row_size") == 0 && cJSON_IsNumber(item)) {
-      cfg->row_size = item->valueint;
-    } else if (strcmp(k, "exact") == 0 && cJSON_IsBool(item)) {
-      cfg->exact = cJSON_IsTrue(item);
-    } else if (strcmp(k, "stress") == 0 && cJSON_IsBool(item)) {
-      cfg->stress |= cJSON_IsTrue(item);
-    } else if (strcmp(k, "description") != 0) {
+    int config = cJSON_IsObject(item) || cJSON_IsString(item);
+    if (strcmp(k, "description") == 0) {
+      if (!cJSON_IsString(item))
+        rc = wrong_type(opt, r, k, "a string");
+    } else if (strcmp(k, "factory_config") == 0 || strcmp(k, "table_config") == 0) {
+      int factory = k[0] == 'f';
+      if (!config)
+        rc = wrong_type(opt, r, k, "a JSON object, or a string passed as it is");
+      else if (!(factory ? opt->factory_config : opt->table_config))
+        *(factory ? &cfg->factory_config : &cfg->table_config) =
+            profile_config(item, text, member, 1);
+    } else if (strcmp(k, "failing_configs") == 0) {
+      rc = failing_member(opt, cfg, r, item, text);
+    } else if (strcmp(k, "key_size") == 0) {
+      rc = integer_member(opt, r, item, 4, 8, &cfg->key_size);
+      if (rc == 0 && cfg->key_size != 4 && cfg->key_size != 8)
+        rc = nc_report_usage_error(r, "profile '%s': \"key_size\" must be 4 or 8 (got %d)",
+                                   opt->profile_path, cfg->key_size);
+    } else if (strcmp(k, "row_size") == 0) {
+      rc = integer_member(opt, r, item, 1, 64 << 20, &cfg->row_size);
+    } else if (strcmp(k, "exact") == 0 || strcmp(k, "stress") == 0) {
+      if (!cJSON_IsBool(item))
+        rc = wrong_type(opt, r, k, "true or false");
+      else if (k[0] == 'e')
+        cfg->exact = cJSON_IsTrue(item);
+      else
+        cfg->stress |= cJSON_IsTrue(item);
+    } else {
       rc = nc_report_usage_error(r, "profile '%s': unknown member \"%s\"", opt->profile_path, k);
-      break;
     }
+    if (rc != 0)
+      break;
   }
   cJSON_Delete(p);
   free(text);

@@ -16,19 +16,63 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
+#include "contain.h"
 #include "nve_conform.h"
 #include "trace.h"
 
 #define OUTPUT_TAIL 4096
 
-/* The process group of the case running now, for nc_abort_running_case. */
+/* The process group of the case running now, and the run's scratch
+ * directory, for nc_abort_running_case. */
 static volatile sig_atomic_t running_pgid;
+static char scratch_dir[4096];
+static volatile sig_atomic_t scratch_set;
+
+void nc_runner_scratch(const char *dir)
+{
+  scratch_set = 0;
+  if (dir && dir[0] && strlen(dir) < sizeof(scratch_dir)) {
+    memcpy(scratch_dir, dir, strlen(dir) + 1);
+    scratch_set = 1;
+  }
+}
+
+/* Empties and removes the scratch directory with system calls only (this
+ * runs in a signal handler). */
+static void remove_scratch(void)
+{
+  if (!scratch_set)
+    return;
+  int dir = open(scratch_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    char buf[4096];
+    long n;
+    while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
+      for (long at = 0; at < n;) {
+        /* struct linux_dirent64: ino, off, reclen, type, name */
+        unsigned short reclen;
+        memcpy(&reclen, buf + at + 16, sizeof(reclen));
+        const char *name = buf + at + 19;
+        if (name[0] != '.')
+          unlinkat(dir, name, 0);
+        at += reclen;
+      }
+    close(dir);
+  }
+  rmdir(scratch_dir);
+  scratch_set = 0;
+}
+
+void nc_runner_remove_scratch(void) { remove_scratch(); }
 
 void nc_abort_running_case(void)
 {
   pid_t pgid = (pid_t)running_pgid;
   if (pgid > 0)
     kill(-pgid, SIGKILL);
+  remove_scratch();
+  nc_write_file_abort();
 }
 
 double nc_now(void)
@@ -366,19 +410,50 @@ static void close_from(int lowest)
     close(fd);
 }
 
+/* The environment of a case runner: this process's, with the run's mark
+ * (contain.h) in place of any earlier one. Built before fork: the child of
+ * a threaded program must not allocate. NULL when out of memory. */
+static char **marked_environment(char *mark, size_t marklen)
+{
+  extern char **environ;
+  size_t n = 0, prefix = strlen(NC_CASE_MARK) + 1;
+  while (environ[n])
+    n++;
+  char **envp = malloc((n + 2) * sizeof(char *));
+  if (!envp)
+    return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], NC_CASE_MARK "=", prefix) != 0)
+      envp[k++] = environ[i];
+  snprintf(mark, marklen, "%s=%d", NC_CASE_MARK, (int)getpid());
+  envp[k++] = mark;
+  envp[k] = NULL;
+  return envp;
+}
+
 int nc_run_program(char *const *argv, double timeout_s, nc_child_result *out, char *err,
                    size_t errlen)
 {
   memset(out, 0, sizeof(*out));
   out->exit_code = -1;
-  spawn s;
-  if (spawn_prepare(&s, err, errlen) != 0)
+  char mark[64];
+  char **envp = marked_environment(mark, sizeof(mark));
+  if (!envp) {
+    snprintf(err, errlen, "out of memory");
     return -1;
+  }
+  spawn s;
+  if (spawn_prepare(&s, err, errlen) != 0) {
+    free(envp);
+    return -1;
+  }
   s.own_group = 1;
   double t0 = nc_now();
   pid_t pid = spawn_fork(&s, err, errlen);
   if (pid < 0) {
     spawn_release(&s);
+    free(envp);
     return -1;
   }
   if (pid == 0) {
@@ -390,13 +465,14 @@ int nc_run_program(char *const *argv, double timeout_s, nc_child_result *out, ch
     if (page >= 0)
       dup2(page, NC_RUNNER_PAGE_FD);
     close_from(NC_RUNNER_PAGE_FD + 1);
-    execv(argv[0], argv);
+    execve(argv[0], argv, envp);
     char why[512];
     snprintf(why, sizeof(why), "cannot start the case runner %s: %s", argv[0], strerror(errno));
     const char *f[] = {"error", "harness", "the case runner starts", why};
     nc_record_write(NC_RUNNER_CHANNEL_FD, "CHECK", 4, f);
     _exit(NC_CHILD_EXIT_NO_RUNNER);
   }
+  free(envp);
   supervise(&s, pid, t0, timeout_s, out);
   spawn_release(&s);
   return 0;

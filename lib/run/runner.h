@@ -61,6 +61,12 @@ int nc_run_program(char *const *argv, double timeout_s, nc_child_result *out, ch
 
 void nc_child_result_free(nc_child_result *r);
 
+/* The run's scratch directory (NULL: none), which nc_abort_running_case
+ * removes with everything in it. */
+void nc_runner_scratch(const char *dir);
+/* Removes it now (the run is ending without returning). */
+void nc_runner_remove_scratch(void);
+
 /* How a child that did not finish ended, in words ("crashed with SIGSEGV
  * (Segmentation fault)", "did not return within 5 s ..."). */
 void nc_child_describe_end(const nc_child_result *cr, double timeout_s, char *out, size_t outlen);

@@ -16,10 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "callback.h"
 #include "case_child.h"
 #include "case_table.h"
 #include "config_io.h"
+#include "contain.h"
 #include "cuda.h"
+#include "atomic_file.h"
 #include "gate.h"
 #include "module_dir.h"
 #include "options.h"
@@ -29,6 +32,7 @@
 #include "reproduce.h"
 #include "runner.h"
 #include "sha256.h"
+#include "suite.h"
 #include "verdict.h"
 
 #ifndef NC_CASE_RUNNER_INSTALLED
@@ -127,13 +131,15 @@ static int prepare(const nc_options *opt, nc_config *cfg, nc_report *r)
   free(abs);
   free(r->plugin_path);
   r->plugin_path = strdup(cfg->plugin_path);
-  if (nc_sha256_file(cfg->plugin_path, r->sha256) != 0)
-    return nc_report_usage_error(r, "cannot read plugin '%s': %s", cfg->plugin_path,
-                                 strerror(errno));
-
+  /* The header first: a file that is not ELF (SYM-06) is not worth
+   * hashing when it is large. */
   if (nc_elf_inspect_file(cfg->plugin_path, &cfg->elf, cfg->elf_error, sizeof(cfg->elf_error)) ==
       0)
     cfg->elf.loadable = 1;
+  if ((cfg->elf.loadable || st.st_size <= NC_INPUT_MAX) &&
+      nc_sha256_file(cfg->plugin_path, r->sha256) != 0)
+    return nc_report_usage_error(r, "cannot read plugin '%s': %s", cfg->plugin_path,
+                                 strerror(errno));
   r->elf_class = cfg->elf.class_name[0] ? strdup(cfg->elf.class_name) : NULL;
   r->elf_machine = cfg->elf.machine_name[0] ? strdup(cfg->elf.machine_name) : NULL;
   r->elf_type = cfg->elf.type_name[0] ? strdup(cfg->elf.type_name) : NULL;
@@ -164,6 +170,46 @@ static void remove_cache(const char *dir)
   rmdir(dir);
 }
 
+typedef struct run_state {
+  const nc_config *cfg;
+  nc_report *report;
+  nc_waivers waivers;
+  nc_baseline baseline;
+  int have_waivers, have_baseline;
+  char runner[PATH_MAX];  /* the case runner, or "": fork instead */
+  char config[PATH_MAX];  /* the configuration file the runner reads */
+  nc_observations observations;
+} run_state;
+
+/* The waivers and the baseline, read and checked before any case runs. */
+static int load_gate(const nc_options *opt, run_state *rs, nc_report *r)
+{
+  char err[700];
+  if (opt->waivers_path) {
+    if (nc_waivers_load(opt->waivers_path, &rs->waivers, err, sizeof(err)) != 0)
+      return nc_report_usage_error(r, "%s", err);
+    rs->have_waivers = 1;
+  }
+  if (opt->baseline_path) {
+    if (nc_baseline_load(opt->baseline_path, &rs->baseline, err, sizeof(err)) != 0)
+      return nc_report_usage_error(r, "%s", err);
+    rs->have_baseline = 1;
+    /* The same file can be told now; the same plugin name after the probe. */
+    if (!opt->baseline_any_build &&
+        nc_baseline_matches(&rs->baseline, r->sha256, NULL, 0, err, sizeof(err)) != 0)
+      return nc_report_usage_error(r, "baseline '%s': %s", opt->baseline_path, err);
+  }
+  return 0;
+}
+
+static void release_gate(run_state *rs)
+{
+  if (rs->have_waivers)
+    nc_waivers_free(&rs->waivers);
+  if (rs->have_baseline)
+    nc_baseline_free(&rs->baseline);
+}
+
 /* ---- running one case ------------------------------------------------------------- */
 
 /* The case runner program: NVE_CONFORM_CASE_RUNNER, else next to the
@@ -190,12 +236,6 @@ static void find_case_runner(char *out, size_t len)
     }
 }
 
-typedef struct run_state {
-  const nc_config *cfg;
-  char runner[PATH_MAX];  /* the case runner, or "": fork instead */
-  char config[PATH_MAX];  /* the configuration file the runner reads */
-  nc_observations observations;
-} run_state;
 
 typedef struct forked_case {
   const nc_config *cfg;
@@ -206,16 +246,57 @@ typedef struct forked_case {
 static void forked_case_body(void *arg)
 {
   const forked_case *j = arg;
+  if (!j->cfg->no_fork)
+    nc_contain_case();
   nc_case_child_run(j->cfg, j->rule, j->probe);
+  if (!j->cfg->no_fork)
+    nc_contain_kill_children();
 }
 
 /* Runs rule's case in a process of its own (or here, with --no-fork) and
  * fills res. Returns -1 if the harness could not start it. */
+/* A case running in this process (--no-fork), for nc_run_cut_short. */
+static struct {
+  nc_report *report;
+  nc_result *result;
+  double started;
+} in_process;
+
+nc_report *nc_run_cut_short(int status)
+{
+  nc_report *r = in_process.report;
+  nc_result *res = in_process.result;
+  if (!r || !res)
+    return NULL;
+  in_process.report = NULL;
+  const char *where = nc_callback_current();
+  res->verdict = NC_VERDICT_FAIL;
+  nc_result_set_reason(res, "%s ended the process with exit status %d (exit() or _exit() "
+                            "called)",
+                       where ? where : "plugin code", status);
+  nc_result_add_evidence(res, NC_LEVEL_FAIL, where ? where : "plugin code", "returns normally",
+                         res->reason);
+  res->executed = 1;
+  res->seconds = nc_now() - in_process.started;
+  r->executed++;
+  r->note = nc_strdupf("--no-fork: the process ended inside %s's case; %zu of %zu selected rules "
+                       "ran",
+                       res->rule->id, r->executed, r->selected);
+  r->seconds = nc_now() - in_process.started;
+  nc_runner_remove_scratch(); /* the process ends without nc_run returning */
+  return r;
+}
+
 static int run_case(run_state *rs, nc_rule rule, int probe, nc_result *res, nc_child_result *cr)
 {
   const nc_config *cfg = rs->cfg;
   char err[600];
   int rc;
+  if (cfg->no_fork) {
+    in_process.report = rs->report;
+    in_process.result = res;
+    in_process.started = nc_now();
+  }
   if (rs->runner[0] && !cfg->no_fork) {
     char *argv[] = {rs->runner, rs->config, (char *)nc_rule_text(rule), probe ? "probe" : NULL,
                     NULL};
@@ -225,6 +306,9 @@ static int run_case(run_state *rs, nc_rule rule, int probe, nc_result *res, nc_c
     rc = nc_run_isolated(forked_case_body, &j, cfg->timeout_s, cfg->no_fork, 1, cr, err,
                          sizeof(err));
   }
+  in_process.report = NULL;
+  if (!cfg->no_fork)
+    nc_contain_reap_orphans(); /* what a killed case left behind */
   if (rc != 0) {
     res->verdict = NC_VERDICT_ERROR;
     nc_result_set_reason(res, "the harness could not run the case: %s", err);
@@ -266,7 +350,9 @@ nc_report *nc_run(const nc_options *opt)
   run_state rs;
   memset(&rs, 0, sizeof(rs));
   rs.cfg = &cfg;
-  if (prepare(opt, &cfg, r) != 0) {
+  rs.report = r;
+  if (prepare(opt, &cfg, r) != 0 || load_gate(opt, &rs, r) != 0) {
+    release_gate(&rs);
     nc_elf_info_clear(&cfg.elf);
     nc_profile_release();
     return r;
@@ -279,7 +365,9 @@ nc_report *nc_run(const nc_options *opt)
            tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(cfg.cache_dir))
     cfg.cache_dir[0] = '\0';
+  nc_runner_scratch(cfg.cache_dir);
   find_case_runner(rs.runner, sizeof(rs.runner));
+  int was_subreaper = cfg.no_fork ? -1 : nc_contain_run_begin();
   snprintf(rs.config, sizeof(rs.config), "%s/config", cfg.cache_dir);
   if (rs.runner[0] && (!cfg.cache_dir[0] || nc_config_write(&cfg, rs.config) != 0))
     rs.runner[0] = '\0'; /* the cases are forked instead */
@@ -298,6 +386,11 @@ nc_report *nc_run(const nc_options *opt)
     nc_probe_read(&probe_cr, &cfg, r, &ps);
     nc_child_result_free(&probe_cr);
   }
+  char mismatch[700];
+  if (!r->error && rs.have_baseline && opt->baseline_any_build &&
+      nc_baseline_matches(&rs.baseline, r->sha256, r->plugin_name, 1, mismatch,
+                          sizeof(mismatch)) != 0)
+    nc_report_usage_error(r, "baseline '%s': %s", opt->baseline_path, mismatch);
 
   size_t done = 0;
   for (int i = 0; i < NC_RULE_COUNT && !r->error; i++) {
@@ -340,13 +433,11 @@ nc_report *nc_run(const nc_options *opt)
   nc_observations_free(&rs.observations);
   unblocked_skips_are_errors(r);
 
-  char gate_err[512];
-  if (!r->error && opt->waivers_path &&
-      nc_gate_apply_waivers(r, opt->waivers_path, gate_err, sizeof(gate_err)) != 0)
-    nc_report_usage_error(r, "%s", gate_err);
-  if (!r->error && opt->baseline_path &&
-      nc_gate_apply_baseline(r, opt->baseline_path, gate_err, sizeof(gate_err)) != 0)
-    nc_report_usage_error(r, "%s", gate_err);
+  if (!r->error && rs.have_waivers)
+    nc_waivers_apply(&rs.waivers, r);
+  if (!r->error && rs.have_baseline)
+    nc_baseline_apply(&rs.baseline, r);
+  release_gate(&rs);
   if (opt->waivers_path)
     r->waivers_path = strdup(opt->waivers_path);
   if (opt->baseline_path)
@@ -356,6 +447,9 @@ nc_report *nc_run(const nc_options *opt)
                          "(each says why)",
                          r->executed, r->selected);
   r->seconds = nc_now() - t0;
+  nc_runner_scratch(NULL);
+  if (was_subreaper >= 0)
+    nc_contain_run_end(was_subreaper);
   remove_cache(cfg.cache_dir);
   nc_elf_info_clear(&cfg.elf);
   nc_profile_release();

@@ -77,18 +77,26 @@ static void on_crash(int signo, siginfo_t *si, void *uc)
        nc_guarded_recover_fault(si->si_addr, fault_was_write(uc)) ||
        nc_cuda_recover_fault(si->si_addr)))
     return;
-  char sig[16], addr[32];
+  char sig[16], origin[64];
   snprintf(sig, sizeof(sig), "%d", signo);
-  snprintf(addr, sizeof(addr), "%p", si ? si->si_addr : NULL);
+  /* A fault has an address; a signal sent (abort, kill, raise) a sender. */
+  if (si && si->si_code <= 0 && si->si_pid == getpid())
+    snprintf(origin, sizeof(origin), "raised by the process itself (abort() or raise())");
+  else if (si && si->si_code <= 0)
+    snprintf(origin, sizeof(origin), "sent by process %d", (int)si->si_pid);
+  else
+    snprintf(origin, sizeof(origin), "at address %p", si ? si->si_addr : NULL);
   /* The crashing thread's own callback ("" when it was in harness code). */
   const char *where = nc_callback_current();
-  const char *f[] = {sig, where ? where : "", addr};
+  const char *f[] = {sig, where ? where : "", origin};
   nc_trace_record("CRASH", 3, f);
   void *frames[48];
   int n = backtrace(frames, 48);
   for (int i = 2; i < n; i++) { /* skip this handler and the signal trampoline */
     char line[512];
-    describe_frame(frames[i], line, sizeof(line));
+    /* Frame 2 is where the signal struck; the others are return addresses,
+     * which point after their call: one byte back names the caller. */
+    describe_frame((char *)frames[i] - (i > 2), line, sizeof(line));
     const char *ff[] = {line};
     nc_trace_record("FRAME", 1, ff);
   }

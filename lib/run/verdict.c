@@ -70,7 +70,7 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
       nerror += strcmp(f0, NC_LEVEL_ERROR) == 0;
     } else if (strcmp(rec->tag, "CRASH") == 0 && rec->nfields >= 3) {
       free(res->crash);
-      res->crash = nc_strdupf("%s in %s at address %s", nc_signal_name(atoi(f0)),
+      res->crash = nc_strdupf("%s in %s %s", nc_signal_name(atoi(f0)),
                               rec->fields[1][0] ? rec->fields[1] : "harness code",
                               rec->fields[2]);
       crashed_in_plugin = rec->fields[1][0] != '\0';

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,16 @@ static int write_all(int fd, const char *data, size_t len)
     done += (size_t)n;
   }
   return 0;
+}
+
+/* The temporary file being written now, for nc_write_file_abort. */
+static char pending[4096];
+static volatile sig_atomic_t pending_set;
+
+void nc_write_file_abort(void)
+{
+  if (pending_set)
+    unlink(pending);
 }
 
 int nc_write_file_atomic(const char *path, const char *data, size_t len, char *err,
@@ -59,8 +70,12 @@ int nc_write_file_atomic(const char *path, const char *data, size_t len, char *e
     free(real);
     return -1;
   }
+  memcpy(pending, tmp, sizeof(pending));
+  pending_set = 1;
   int fd = mkostemp(tmp, O_CLOEXEC);
+  memcpy(pending, tmp, sizeof(pending)); /* with the name mkostemp chose */
   if (fd < 0) {
+    pending_set = 0;
     snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
     free(real);
     return -1;
@@ -86,35 +101,70 @@ int nc_write_file_atomic(const char *path, const char *data, size_t len, char *e
     snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
     goto fail;
   }
+  pending_set = 0;
   free(real);
   return 0;
 fail:
   if (fd >= 0)
     close(fd);
   unlink(tmp);
+  pending_set = 0;
   free(real);
   return -1;
 }
 
-char *nc_read_file(const char *path)
+char *nc_read_file(const char *path, char *err, size_t errlen)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  char buf[8192];
-  size_t n;
-  while (mem && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-    fwrite(buf, 1, n, mem);
-  int failed = ferror(f);
-  fclose(f);
-  if (mem)
-    fclose(mem);
-  if (failed) {
-    free(text);
+  /* Non-blocking, so that opening a FIFO does not wait for a writer. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    if (fd >= 0)
+      close(fd);
     return NULL;
   }
+  if (!S_ISREG(st.st_mode)) {
+    snprintf(err, errlen, "'%s' is not a regular file", path);
+    close(fd);
+    return NULL;
+  }
+  if (st.st_size > NC_INPUT_MAX) {
+    snprintf(err, errlen, "'%s' is larger than %d MiB", path, NC_INPUT_MAX >> 20);
+    close(fd);
+    return NULL;
+  }
+  size_t cap = (size_t)st.st_size + 1, len = 0;
+  char *text = malloc(cap);
+  while (text) {
+    if (len + 1 == cap) { /* it grew while read: never past the limit */
+      char *more = cap > (size_t)NC_INPUT_MAX ? NULL : realloc(text, cap * 2);
+      if (!more) {
+        free(text);
+        text = NULL;
+        snprintf(err, errlen, "'%s' is larger than %d MiB", path, NC_INPUT_MAX >> 20);
+        break;
+      }
+      text = more;
+      cap *= 2;
+    }
+    ssize_t n = read(fd, text + len, cap - 1 - len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+      free(text);
+      text = NULL;
+      break;
+    }
+    if (n == 0) {
+      text[len] = '\0';
+      break;
+    }
+    len += (size_t)n;
+  }
+  if (!text && errno == ENOMEM)
+    snprintf(err, errlen, "out of memory reading '%s'", path);
+  close(fd);
   return text;
 }

@@ -11,11 +11,29 @@ tap_count=0
 tap_failed=0
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/nve-conform-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+# The runs of one test share a TMPDIR of their own, so that the test can
+# tell whether nve-conform left anything behind (tmp_left).
+mkdir "$WORK/tmp"
+TMPDIR="$WORK/tmp"
+export TMPDIR
 
-ok() { tap_count=$((tap_count + 1)); echo "ok $tap_count - $*"; }
-not_ok() { tap_count=$((tap_count + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_count - $*"; }
+ok() { tap_count=$((tap_count + 1)); echo "ok - $*"; }
+not_ok() { tap_count=$((tap_count + 1)); tap_failed=$((tap_failed + 1)); echo "not ok - $*"; }
 diag() { sed 's/^/# /'; }
-finish() { echo "1..$tap_count"; [ "$tap_failed" -eq 0 ]; }
+# tmp_left: one TAP line saying whether the runs left files in TMPDIR.
+tmp_left() {
+  left=$(ls -A "$TMPDIR")
+  if [ -z "$left" ]; then
+    ok "no file left in TMPDIR"
+  else
+    not_ok "files left in TMPDIR: $(echo $left)"
+  fi
+}
+finish() {
+  tmp_left
+  echo "1..$tap_count"
+  [ "$tap_failed" -eq 0 ]
+}
 
 # check NAME COMMAND...: one TAP line from a command's status; its output
 # becomes diagnostics when it fails.

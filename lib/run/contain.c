@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "contain.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Defaults, in MiB (address space, file size) and processes. */
+#define DEFAULT_AS_MIB (64L << 10)
+#define DEFAULT_FSIZE_MIB (4L << 10)
+#define DEFAULT_NPROC 4096L
+
+typedef struct limits {
+  long as_mib, fsize_mib, nproc;
+} limits;
+
+/* NVE_CONFORM_LIMITS="as=MIB,fsize=MIB,nproc=N" over the defaults; 0: none. */
+static limits read_limits(void)
+{
+  limits l = {DEFAULT_AS_MIB, DEFAULT_FSIZE_MIB, DEFAULT_NPROC};
+  const char *env = getenv("NVE_CONFORM_LIMITS");
+  char copy[256];
+  snprintf(copy, sizeof(copy), "%s", env ? env : "");
+  for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
+       tok = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(tok, '=');
+    if (!eq)
+      continue;
+    *eq = '\0';
+    long v = strtol(eq + 1, NULL, 10);
+    if (strcmp(tok, "as") == 0)
+      l.as_mib = v;
+    else if (strcmp(tok, "fsize") == 0)
+      l.fsize_mib = v;
+    else if (strcmp(tok, "nproc") == 0)
+      l.nproc = v;
+  }
+  return l;
+}
+
+const char *nc_contain_limits_text(void)
+{
+  static char text[160];
+  limits l = read_limits();
+  snprintf(text, sizeof(text), "address space %ld MiB, file size %ld MiB, %ld processes, no core "
+           "files",
+           l.as_mib, l.fsize_mib, l.nproc);
+  return text;
+}
+
+static void set_limit(int resource, rlim_t value)
+{
+  struct rlimit now;
+  if (getrlimit(resource, &now) != 0)
+    return;
+  if (now.rlim_max != RLIM_INFINITY && value > now.rlim_max)
+    value = now.rlim_max;
+  struct rlimit want = {value, now.rlim_max};
+  setrlimit(resource, &want);
+}
+
+void nc_contain_case(void)
+{
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  limits l = read_limits();
+  set_limit(RLIMIT_CORE, 0);
+  if (l.fsize_mib > 0)
+    set_limit(RLIMIT_FSIZE, (rlim_t)l.fsize_mib << 20);
+  if (l.nproc > 0)
+    set_limit(RLIMIT_NPROC, (rlim_t)l.nproc);
+  /* AddressSanitizer reserves terabytes of address space up front. */
+  if (l.as_mib > 0 && !dlsym(RTLD_DEFAULT, "__asan_init"))
+    set_limit(RLIMIT_AS, (rlim_t)l.as_mib << 20);
+}
+
+/* The parent of pid (from /proc), or -1. */
+static pid_t parent_of(pid_t pid)
+{
+  char path[64], buf[512];
+  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (n <= 0)
+    return -1;
+  buf[n] = '\0';
+  /* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
+  const char *close_paren = strrchr(buf, ')');
+  int ppid;
+  char state;
+  if (!close_paren || sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2)
+    return -1;
+  return (pid_t)ppid;
+}
+
+/* Whether pid's environment carries this run's mark. */
+static int marked(pid_t pid, const char *mark)
+{
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buf[65536];
+  ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (n <= 0)
+    return 0;
+  size_t len = strlen(mark);
+  for (ssize_t at = 0; at < n;) {
+    if ((size_t)(n - at) >= len && memcmp(buf + at, mark, len) == 0 &&
+        (at + (ssize_t)len == n || buf[at + len] == '\0'))
+      return 1;
+    at += (ssize_t)strnlen(buf + at, (size_t)(n - at)) + 1;
+  }
+  return 0;
+}
+
+/* Kills and reaps the children of this process that pass keep_it (NULL:
+ * all); returns how many it found. */
+static int kill_children(const char *mark)
+{
+  pid_t self = getpid();
+  int found = 0;
+  DIR *d = opendir("/proc");
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL) {
+    char *end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (*end || pid <= 0 || parent_of((pid_t)pid) != self || (mark && !marked((pid_t)pid, mark)))
+      continue;
+    kill((pid_t)pid, SIGKILL);
+    while (waitpid((pid_t)pid, NULL, __WALL) < 0 && errno == EINTR)
+      ;
+    found++;
+  }
+  if (d)
+    closedir(d);
+  return found;
+}
+
+void nc_contain_kill_children(void)
+{
+  /* Killing a child reparents its own children here: until none is left. */
+  for (int round = 0; round < 64 && kill_children(NULL) > 0; round++)
+    ;
+}
+
+int nc_contain_run_begin(void)
+{
+  int was = 0;
+  prctl(PR_GET_CHILD_SUBREAPER, &was);
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  return was;
+}
+
+void nc_contain_run_end(int was_subreaper) { prctl(PR_SET_CHILD_SUBREAPER, was_subreaper); }
+
+void nc_contain_reap_orphans(void)
+{
+  char mark[64];
+  snprintf(mark, sizeof(mark), "%s=%d", NC_CASE_MARK, (int)getpid());
+  for (int round = 0; round < 64 && kill_children(mark) > 0; round++)
+    ;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Containment of case processes: what a plugin starts dies with its case.
+ *
+ * A case process is a child subreaper: a daemon the plugin detaches (fork,
+ * setsid) is reparented to it, and it kills every child it has before it
+ * ends. When the case is killed first, the run's process (also a
+ * subreaper while nc_run runs) takes the orphans and kills those that carry
+ * the run's mark in their environment. Case processes also run under
+ * resource limits: no core files, a bound on file size, address space and
+ * processes (NVE_CONFORM_LIMITS raises them). */
+#ifndef NC_CONTAIN_H
+#define NC_CONTAIN_H
+
+#include <sys/types.h>
+
+/* The environment variable that marks a case process and its descendants:
+ * its value is the pid of the run's process. */
+#define NC_CASE_MARK "NVE_CONFORM_CASE_OF"
+
+/* In a case process, before any plugin code: becomes a subreaper and sets
+ * the resource limits. */
+void nc_contain_case(void);
+/* In a case process, at its end: kills and reaps every child it has,
+ * reparented daemons included. */
+void nc_contain_kill_children(void);
+
+/* In the run's process: becomes a subreaper (and says whether it was one),
+ * and later kills the orphans of its cases (processes whose parent it now
+ * is and which carry its mark). */
+int nc_contain_run_begin(void);
+void nc_contain_run_end(int was_subreaper);
+void nc_contain_reap_orphans(void);
+
+/* The limits a case process gets, as "name=value" text for the report. */
+const char *nc_contain_limits_text(void);
+
+#endif
