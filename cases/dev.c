@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* DEV: device bootstrap (rules.md "DEV", abi.md section 6 "Device
- * bootstrap"). Creation, produce, factory destroy and the first device_id
+/* DEV: device bootstrap (doc/rules.md "DEV",
+ * doc/contract.md#device-bootstrap). Creation, produce, factory destroy and the first device_id
  * query run before the host knows the table's device: each must restore
  * the caller's current device. The harness makes a decoy device (not 0)
  * current before each and checks it after, on the calling thread, under

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* LIF: lifecycles (rules.md "LIF"). A table outlives its factory, tables
+/* LIF: lifecycles (doc/rules.md "LIF"). A table outlives its factory, tables
  * are independent of each other, and the plugin survives being loaded and
  * unloaded again. LIF-03 (nothing leaks) is in own.c with the allocation
  * checks. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* SVC: the NVE services handshake and the use of execute_n, scratch and
- * contexts (rules.md "SVC"). The services themselves record misuse as
+ * contexts (doc/rules.md "SVC"). The services themselves record misuse as
  * violations (lib/services.c); each case runs the workload and reports the
  * violations of its own rule. */
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* SYM: symbols and metadata (rules.md "SYM"). */
+/* SYM: symbols and metadata (doc/rules.md "SYM"). */
 #include <stdio.h>
 #include <string.h>
 

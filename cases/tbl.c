@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* TBL: table semantics against the model (rules.md "TBL", abi.md section 7).
+/* TBL: table semantics against the model (doc/rules.md "TBL",
+ * doc/contract.md#table-semantics).
  * Each case drives a table through lib/oracle.h's model with cases/
  * table_kit.h and records every disagreement as evidence of its rule.
  * TBL-11 (seeded random sequences) lives in tbl_random.c. */
@@ -50,7 +51,7 @@ void nc_case_tbl_01(nc_case *c)
   nc_call_capabilities(&t, &caps);
   char why[160];
   if (nc_caps_problem(&caps, why, sizeof(why)))
-    nc_fail(c, "table capabilities", "values the host accepts (abi.md §6 Capabilities)", "%s",
+    nc_fail(c, "table capabilities", "values the host accepts (doc/contract.md#capabilities)", "%s",
             why);
   else
     nc_note(c, "table capabilities", "values the host accepts",
@@ -218,7 +219,7 @@ void nc_case_tbl_07(nc_case *c)
   for (size_t i = 0; keys && i < sizeof(dtypes) / sizeof(*dtypes); i++) {
     int d = dtypes[i];
     /* A float32 table must take float32 updates; every other combination
-     * may be refused (abi.md section 7). */
+     * may be refused (doc/contract.md#update-accumulate). */
     int required = d == NVE_DTYPE_FLOAT32 && k.caps.dtype == NVE_DTYPE_FLOAT32;
     nve_status_t s = accumulate_round(&k, keys, N, d, 100 + 10 * i);
     char call[96];

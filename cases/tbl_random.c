@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* TBL-11: a seeded random sequence of every op, compared with the model
  * after every op; on a disagreement, the sequence is replayed on fresh
- * tables to find a short failing one (rules.md TBL-11).
+ * tables to find a short failing one (doc/rules.md#tbl-11).
  *
  * The sequence is generated up front from the seed, so that a replay of
  * any subsequence writes the same rows: ops are removed in chunks (largest

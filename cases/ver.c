@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* VER: versioning and struct growth (rules.md "VER"). */
+/* VER: versioning and struct growth (doc/rules.md "VER"). */
 #include <stdio.h>
 #include <string.h>
 

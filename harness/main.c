@@ -18,6 +18,7 @@
 #include "interposer.h"
 #include "nve_conform.h"
 #include "plugin/nve_plugin_common.h"
+#include "rule_page.h"
 #include "suite.h"
 
 #define MAX_FILTERS 64
@@ -28,6 +29,10 @@ static const char usage_text[] =
     "\n"
     "Selecting rules:\n"
     "  -l, --list               list the rules and exit\n"
+    "      --format FORMAT      how --list prints them: text (default) or markdown\n"
+    "                           (the rule catalogue, doc/rules.md)\n"
+    "      --explain RULE       what a rule means, why a host needs it, and how to\n"
+    "                           fix a failure of it; then exit\n"
     "  -r, --rule GLOB          run rules whose ID matches GLOB (e.g. 'SYM-*');\n"
     "                           repeat or separate with commas\n"
     "  -f, --family NAME        run the rules of a family (SYM, VER, ...)\n"
@@ -85,6 +90,8 @@ typedef struct cli {
   size_t nrules, nfamilies;
   const char *json_path, *junit_path, *tap_path, *sarif_path, *html_path;
   int list, quiet, verbose, colour; /* colour: -1 auto, 0 never, 1 always */
+  int markdown;                     /* --format markdown */
+  const char *format, *explain;
   char *error;                      /* first usage error */
 } cli;
 
@@ -141,9 +148,11 @@ static int parse_decimal(const char *s, const char **end, unsigned *out)
 static void parse(cli *c, int argc, char **argv)
 {
   enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML, OPT_CUDA, OPT_SIM_DEVICES, OPT_BASELINE_ANY };
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML, OPT_CUDA, OPT_SIM_DEVICES, OPT_BASELINE_ANY, OPT_FORMAT, OPT_EXPLAIN };
   static const struct option longopts[] = {
       {"list", no_argument, NULL, 'l'},
+      {"format", required_argument, NULL, OPT_FORMAT},
+      {"explain", required_argument, NULL, OPT_EXPLAIN},
       {"rule", required_argument, NULL, 'r'},
       {"family", required_argument, NULL, 'f'},
       {"factory-config", required_argument, NULL, OPT_FACTORY},
@@ -181,6 +190,14 @@ static void parse(cli *c, int argc, char **argv)
     double num;
     switch (ch) {
     case 'l': c->list = 1; break;
+    case OPT_FORMAT:
+      c->format = optarg;
+      if (strcmp(optarg, "markdown") == 0)
+        c->markdown = 1;
+      else if (strcmp(optarg, "text") != 0)
+        usage_error(c, "--format takes text or markdown (got '%s')", optarg);
+      break;
+    case OPT_EXPLAIN: c->explain = optarg; break;
     case 'r': add_list(c, optarg, c->rules, &c->nrules, "--rule"); break;
     case 'f': add_list(c, optarg, c->families, &c->nfamilies, "--family"); break;
     case OPT_FACTORY: c->opt.factory_config = optarg; break;
@@ -282,7 +299,13 @@ static void parse(cli *c, int argc, char **argv)
         usage_error(c, "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (!c->list) {
+  if (c->format && !c->list)
+    usage_error(c, "--format applies to --list");
+  if (c->list || c->explain) {
+    if (optind < argc)
+      usage_error(c, "%s takes no plugin (got '%s')", c->list ? "--list" : "--explain",
+                  argv[optind]);
+  } else {
     if (optind == argc)
       usage_error(c, "no plugin given");
     else if (argc - optind > 1)
@@ -290,6 +313,46 @@ static void parse(cli *c, int argc, char **argv)
     else
       c->opt.plugin_path = argv[optind];
   }
+}
+
+/* --explain: one rule's page. The ID is matched without regard to case. */
+static int explain_rule(const char *id)
+{
+  char upper[16];
+  size_t i = 0;
+  for (; id[i] && i < sizeof(upper) - 1; i++)
+    upper[i] = (char)toupper((unsigned char)id[i]);
+  upper[i] = '\0';
+  int rule = id[i] ? -1 : nc_rule_parse(upper);
+  if (rule < 0) {
+    fprintf(stderr, "nve-conform: no rule '%s'; nve-conform --list shows them all\n", id);
+    return NC_EXIT_USAGE;
+  }
+  nc_strbuf page = {0};
+  nc_rule_page(&page, (nc_rule)rule, NC_PAGE_TERMINAL);
+  if (page.failed || !page.data) {
+    nc_strbuf_free(&page);
+    fprintf(stderr, "nve-conform: out of memory\n");
+    return NC_EXIT_HARNESS;
+  }
+  fputs(page.data, stdout);
+  nc_strbuf_free(&page);
+  return 0;
+}
+
+/* --list --format=markdown: the catalogue, as doc/rules.md holds it. */
+static int list_markdown(void)
+{
+  nc_strbuf doc = {0};
+  nc_rules_document(&doc);
+  if (doc.failed || !doc.data) {
+    nc_strbuf_free(&doc);
+    fprintf(stderr, "nve-conform: out of memory\n");
+    return NC_EXIT_HARNESS;
+  }
+  fputs(doc.data, stdout);
+  nc_strbuf_free(&doc);
+  return 0;
 }
 
 static void list_rules(void)
@@ -478,7 +541,11 @@ int main(int argc, char **argv)
   c.opt.verbose = c.verbose;
   c.opt.argc = argc;
   c.opt.argv = argv;
+  if (c.explain && !c.error)
+    return explain_rule(c.explain);
   if (c.list && !c.error) {
+    if (c.markdown)
+      return list_markdown();
     list_rules();
     return 0;
   }

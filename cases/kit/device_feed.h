@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What a host does for a DEVICE table, and the harness with it: streams on
  * the table's device for the contexts of its ops, that device current
- * around each op, and device copies of the buffers it passes (abi.md
- * section 6). For a HOST table every call here is a no-op and buffers stay
+ * around each op, and device copies of the buffers it passes (doc/contract.md#buffers). For a HOST table every call here is a no-op and buffers stay
  * on the host. */
 #ifndef NC_CASES_DEVICE_FEED_H
 #define NC_CASES_DEVICE_FEED_H

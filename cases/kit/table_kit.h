@@ -90,7 +90,7 @@ int64_t nc_tk_update_size(const nc_tk *k, nve_data_type_t dtype, int half);
 
 /* The ops. keys are n 64-bit values, narrowed to the table's key size.
  * Each returns the plugin's status; a failure is recorded as a mismatch
- * unless may_fail, and then the model forgets the keys (abi.md section 8). */
+ * unless may_fail, and then the model forgets the keys (doc/contract.md#open-points). */
 nve_status_t nc_tk_insert(nc_tk *k, int64_t n, const int64_t *keys, int64_t stride,
                           uint64_t tag, int may_fail);
 nve_status_t nc_tk_update(nc_tk *k, int64_t n, const int64_t *keys, int64_t stride,

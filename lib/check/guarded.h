@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Buffers the harness hands a plugin, laid out so that any access outside
- * them is seen (rules.md TBL-04).
+ * them is seen (doc/rules.md#tbl-04).
  *
  * Each buffer is a mapping of its own: a canary block in front, the bytes
  * the call may use, canary padding up to a 16-byte boundary, then an

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The reference model a table is compared with (rules.md "TBL").
+/* The reference model a table is compared with (doc/rules.md "TBL").
  *
  * For every key it keeps what a conforming table may answer: the rows a
  * hit may return (several when the contract leaves a choice open: a
  * re-inserted key kept or overwritten, duplicate keys in one batch), or
  * "any bytes" after an op that failed part-way, and whether a miss is
- * allowed (always, unless the table is exact; abi.md section 7 "insert is
- * best effort"). A find's answer is checked against it and then refines
+ * allowed (always, unless the table is exact; doc/contract.md#insert). A find's answer is checked against it and then refines
  * it, so that the model stays as sharp as the table's observed state. */
 #ifndef NC_ORACLE_H
 #define NC_ORACLE_H
@@ -43,7 +42,7 @@ int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stri
 void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys);
 void nc_oracle_clear(nc_oracle *o);
 /* An op on these keys (or on the whole table) failed: anything goes for
- * them until they are written again (abi.md section 8). */
+ * them until they are written again (doc/contract.md#open-points). */
 void nc_oracle_forget(nc_oracle *o, int64_t n, const void *keys);
 void nc_oracle_forget_all(nc_oracle *o);
 

@@ -56,8 +56,7 @@ extern const char *const nc_factory_ops_names[NC_FACTORY_OPS_FNS];
 /* The i-th function pointer of a vtable (of either kind). */
 const void *nc_ops_fn(const void *ops, int i);
 /* Whether a host may destroy a handle it rejects: its vtable covers
- * destroy (at offset 8 in both kinds) and destroy is set (abi.md section 6
- * Handle validity). */
+ * destroy (at offset 8 in both kinds) and destroy is set (doc/contract.md#handle-validity). */
 int nc_destroy_known_good(const void *ops);
 /* The host's acceptance test of a handle: self and ops set, struct_size
  * covering the 1.0 struct, none of its nfns function pointers NULL. */

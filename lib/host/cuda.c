@@ -83,7 +83,8 @@ static void *open_cudasim(char *tried, size_t len)
   const char *env = getenv("NVE_CONFORM_CUDASIM");
   if (env)
     snprintf(candidates[0], sizeof(candidates[0]), "%s", env);
-  /* A build tree: <build>/nve-conform-case, or <build>/.libs/libnveconform.so.0. */
+  /* A build tree: this code is in <build>/nve-conform-case, or in the
+   * uninstalled libnveconform one directory below <build>. */
   if (nc_module_dir((const void *)nc_cuda_open, dir, sizeof(dir)) == 0) {
     snprintf(candidates[1], sizeof(candidates[1]), "%s/lib/cudasim/%s", dir, NC_CUDART_SONAME);
     snprintf(candidates[2], sizeof(candidates[2]), "%s/../lib/cudasim/%s", dir, NC_CUDART_SONAME);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Loading a plugin the way the NVE host does (abi.md section 3): open it
+/* Loading a plugin the way the NVE host does (doc/contract.md#loading-and-versioning): open it
  * with RTLD_NOW | RTLD_LOCAL, resolve its symbols, check the ABI version,
  * the metadata and the mode, and perform the services handshake. */
 #ifndef NC_LOADER_H

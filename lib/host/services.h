@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The NVE services the harness offers a plugin (abi.md section 6): a real
+/* The NVE services the harness offers a plugin (doc/contract.md#services): a real
  * thread pool behind num_workers, execute_n and execute_n_wg, per-context
  * streams and scratch, and an error channel. Every misuse a host could
  * survive is recorded as a violation of its rule (violations.h):

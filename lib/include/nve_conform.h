@@ -55,7 +55,7 @@ typedef struct nc_rule_info {
   const char *family; /* "SYM" */
   nc_severity severity;
   const char *title;
-  const char *clause; /* where the contract says it: "abi.md §2" */
+  const char *clause; /* where the contract says it: "doc/contract.md#exported-symbols" */
 } nc_rule_info;
 
 size_t nc_rule_count(void);

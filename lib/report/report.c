@@ -148,3 +148,31 @@ int nc_report_usage_error(nc_report *r, const char *fmt, ...)
   r->usage_error = 1;
   return -1;
 }
+
+static int same_evidence(const nc_evidence *a, const nc_evidence *b)
+{
+  return strcmp(a->level, b->level) == 0 && strcmp(a->call, b->call) == 0 &&
+         strcmp(a->expected, b->expected) == 0 && strcmp(a->observed, b->observed) == 0;
+}
+
+size_t nc_evidence_lines(const nc_result *res, int with_notes,
+                         nc_evidence_line lines[NC_EVIDENCE_SHOWN], size_t *more)
+{
+  size_t n = 0;
+  *more = 0;
+  for (size_t i = 0; i < res->nevidence; i++) {
+    const nc_evidence *e = &res->evidence[i];
+    if (!with_notes && strcmp(e->level, "note") == 0)
+      continue;
+    size_t k = 0;
+    while (k < n && !same_evidence(lines[k].e, e))
+      k++;
+    if (k < n)
+      lines[k].times++;
+    else if (n < NC_EVIDENCE_SHOWN)
+      lines[n++] = (nc_evidence_line){e, 1};
+    else
+      (*more)++;
+  }
+  return n;
+}

@@ -83,6 +83,21 @@ void nc_result_release(nc_result *res);
  * Returns -1, for the callers' convenience. */
 int nc_report_usage_error(nc_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The evidence a person reads (text, HTML, JUnit): identical items
+ * folded into one line with a count, then the first NC_EVIDENCE_SHOWN
+ * lines. The JSON report keeps every item. */
+#define NC_EVIDENCE_SHOWN 20
+typedef struct nc_evidence_line {
+  const nc_evidence *e;
+  size_t times; /* how many identical items it stands for */
+} nc_evidence_line;
+
+/* Fills lines (NC_EVIDENCE_SHOWN entries) from res's evidence, notes only
+ * when with_notes; returns how many lines, and in *more how many items
+ * did not fit. */
+size_t nc_evidence_lines(const nc_result *res, int with_notes,
+                         nc_evidence_line lines[NC_EVIDENCE_SHOWN], size_t *more);
+
 /* printf into a fresh heap string (NULL on failure). */
 char *nc_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

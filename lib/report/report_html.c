@@ -8,6 +8,7 @@
 
 #include "atomic_file.h"
 #include "report.h"
+#include "rule_page.h"
 #include "strbuf.h"
 
 static void put_text(nc_strbuf *b, const char *s)
@@ -115,8 +116,10 @@ static void details(nc_strbuf *b, const nc_result *res)
   if (res->nevidence) {
     nc_strbuf_printf(b, "<details%s><summary>evidence (%zu)</summary><ul>",
                      res->verdict == NC_VERDICT_PASS ? "" : " open", res->nevidence);
-    for (size_t i = 0; i < res->nevidence; i++) {
-      const nc_evidence *e = &res->evidence[i];
+    nc_evidence_line lines[NC_EVIDENCE_SHOWN];
+    size_t more, n = nc_evidence_lines(res, 1, lines, &more);
+    for (size_t i = 0; i < n; i++) {
+      const nc_evidence *e = lines[i].e;
       nc_strbuf_puts(b, "<li>[");
       put_text(b, e->level);
       nc_strbuf_puts(b, "] <code>");
@@ -125,8 +128,13 @@ static void details(nc_strbuf *b, const nc_result *res)
       put_text(b, e->observed);
       nc_strbuf_puts(b, "; expected ");
       put_text(b, e->expected);
+      if (lines[i].times > 1)
+        nc_strbuf_printf(b, " (%zu times)", lines[i].times);
       nc_strbuf_puts(b, "</li>");
     }
+    if (more)
+      nc_strbuf_printf(b, "<li>... and %zu more of the same kind (the JSON report lists them "
+                          "all)</li>", more);
     nc_strbuf_puts(b, "</ul></details>");
   }
   if (res->crash) {
@@ -150,6 +158,25 @@ static void details(nc_strbuf *b, const nc_result *res)
   }
 }
 
+/* Every reported rule's explanation, so the page needs nothing else. */
+static void explanations(nc_strbuf *b, const nc_report *r)
+{
+  nc_strbuf_puts(b, "<h2>The rules explained</h2>\n");
+  for (size_t i = 0; i < r->nresults; i++) {
+    int rule = nc_rule_parse(r->results[i].rule->id);
+    if (rule < 0)
+      continue;
+    nc_strbuf page = {0};
+    nc_rule_page(&page, (nc_rule)rule, NC_PAGE_EMBEDDED);
+    nc_strbuf_printf(b, "<section id=\"explain-%s\">", r->results[i].rule->id);
+    if (page.data)
+      put_element(b, "pre", page.data);
+    nc_strbuf_puts(b, "</section>\n");
+    b->failed |= page.failed;
+    nc_strbuf_free(&page);
+  }
+}
+
 /* The rules of one family, in report order. */
 static void family_table(nc_strbuf *b, const nc_report *r, const char *family)
 {
@@ -164,7 +191,8 @@ static void family_table(nc_strbuf *b, const nc_report *r, const char *family)
     const char *v = nc_verdict_name(res->verdict);
     nc_strbuf_printf(b, "<tr id=\"%s\"><td><span class=\"v %s\">%s</span></td><td>", res->rule->id,
                      v, v);
-    put_text(b, res->rule->id);
+    nc_strbuf_printf(b, "<a href=\"#explain-%s\" title=\"what the rule means and how to fix "
+                        "it\">%s</a>", res->rule->id, res->rule->id);
     nc_strbuf_printf(b, "</td><td>%s</td><td>", nc_severity_name(res->rule->severity));
     put_text(b, res->rule->title);
     if (res->reason && res->verdict != NC_VERDICT_PASS) {
@@ -203,6 +231,7 @@ int nc_report_write_html(const nc_report *r, const char *path, char *err, size_t
       if (!seen)
         family_table(&b, r, r->results[i].rule->family);
     }
+    explanations(&b, r);
   }
   nc_strbuf_puts(&b, "</body>\n</html>\n");
   if (b.failed) {

@@ -14,8 +14,10 @@ static void put_details(nc_strbuf *b, const nc_result *res)
     nc_strbuf_put_xml(b, res->reason);
     nc_strbuf_puts(b, "\n");
   }
-  for (size_t i = 0; i < res->nevidence; i++) {
-    const nc_evidence *e = &res->evidence[i];
+  nc_evidence_line lines[NC_EVIDENCE_SHOWN];
+  size_t more, n = nc_evidence_lines(res, 1, lines, &more);
+  for (size_t i = 0; i < n; i++) {
+    const nc_evidence *e = lines[i].e;
     nc_strbuf_puts(b, "[");
     nc_strbuf_put_xml(b, e->level);
     nc_strbuf_puts(b, "] ");
@@ -24,8 +26,13 @@ static void put_details(nc_strbuf *b, const nc_result *res)
     nc_strbuf_put_xml(b, e->expected);
     nc_strbuf_puts(b, "; observed ");
     nc_strbuf_put_xml(b, e->observed);
+    if (lines[i].times > 1)
+      nc_strbuf_printf(b, " (%zu times)", lines[i].times);
     nc_strbuf_puts(b, "\n");
   }
+  if (more)
+    nc_strbuf_printf(b, "... and %zu more of the same kind (the JSON report lists them all)\n",
+                     more);
   for (size_t i = 0; i < res->nframes; i++) {
     nc_strbuf_puts(b, "  at ");
     nc_strbuf_put_xml(b, res->frames[i]);
@@ -36,6 +43,7 @@ static void put_details(nc_strbuf *b, const nc_result *res)
     nc_strbuf_put_xml(b, res->reproduce);
     nc_strbuf_puts(b, "\n");
   }
+  nc_strbuf_printf(b, "explain: nve-conform --explain %s\n", res->rule->id);
 }
 
 static void put_case(nc_strbuf *b, const nc_report *r, const nc_result *res)

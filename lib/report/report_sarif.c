@@ -9,6 +9,13 @@
 
 #include "atomic_file.h"
 #include "report.h"
+#include "rule_page.h"
+
+/* Where helpUri points: the installed catalogue unless configure was told
+ * otherwise (--with-doc-url). */
+#ifndef NC_RULES_DOC_URI
+#define NC_RULES_DOC_URI "doc/rules.md"
+#endif
 
 static const char *level_of(const nc_result *res, int strict)
 {
@@ -29,6 +36,28 @@ static const char *kind_of(const nc_result *res)
   case NC_VERDICT_ERROR: return "review";
   default: return "fail";
   }
+}
+
+/* The rule's page as help (markdown, and the same text as plain text),
+ * and where the installed catalogue has it. */
+static void add_help(cJSON *rule, const char *id)
+{
+  int r = nc_rule_parse(id);
+  if (r < 0)
+    return;
+  char anchor[16];
+  nc_rule_doc_anchor((nc_rule)r, anchor);
+  char uri[sizeof(NC_RULES_DOC_URI) + 24];
+  snprintf(uri, sizeof(uri), "%s#%s", NC_RULES_DOC_URI, anchor);
+  cJSON_AddStringToObject(rule, "helpUri", uri);
+  nc_strbuf page = {0};
+  nc_rule_page(&page, (nc_rule)r, NC_PAGE_EMBEDDED);
+  if (page.data && !page.failed) {
+    cJSON *help = cJSON_AddObjectToObject(rule, "help");
+    cJSON_AddStringToObject(help, "text", page.data);
+    cJSON_AddStringToObject(help, "markdown", page.data);
+  }
+  nc_strbuf_free(&page);
 }
 
 int nc_report_write_sarif(const nc_report *r, const char *path, char *err, size_t errlen)
@@ -53,6 +82,7 @@ int nc_report_write_sarif(const nc_report *r, const char *path, char *err, size_
                             res->rule->title);
     cJSON_AddStringToObject(cJSON_AddObjectToObject(rule, "fullDescription"), "text",
                             res->rule->clause);
+    add_help(rule, res->rule->id);
     cJSON_AddStringToObject(cJSON_AddObjectToObject(rule, "defaultConfiguration"), "level",
                             res->rule->severity == NC_MUST ? "error" : "warning");
     cJSON *props = cJSON_AddObjectToObject(rule, "properties");

@@ -61,13 +61,19 @@ static void print_result(const nc_result *res, FILE *out, int colour, int verbos
     return;
   if (res->reason)
     fprintf(out, "       %s\n", res->reason);
-  for (size_t i = 0; i < res->nevidence; i++) {
-    const nc_evidence *e = &res->evidence[i];
-    if (strcmp(e->level, "note") == 0 && !verbose)
-      continue;
-    fprintf(out, "       - [%s] %s: observed %s; expected %s\n", e->level, e->call, e->observed,
+  nc_evidence_line lines[NC_EVIDENCE_SHOWN];
+  size_t more, n = nc_evidence_lines(res, verbose, lines, &more);
+  for (size_t i = 0; i < n; i++) {
+    const nc_evidence *e = lines[i].e;
+    fprintf(out, "       - [%s] %s: observed %s; expected %s", e->level, e->call, e->observed,
             e->expected);
+    if (lines[i].times > 1)
+      fprintf(out, " (%zu times)", lines[i].times);
+    fputc('\n', out);
   }
+  if (more)
+    fprintf(out, "       ... and %zu more of the same kind (the JSON report lists them all)\n",
+            more);
   if (res->crash) {
     fprintf(out, "       crash: %s\n", res->crash);
     for (size_t i = 0; i < res->nframes; i++)
@@ -76,8 +82,11 @@ static void print_result(const nc_result *res, FILE *out, int colour, int verbos
   if (res->output && res->verdict != NC_VERDICT_SKIP)
     fprintf(out, "       plugin output (last bytes):\n%s%s", res->output,
             res->output[0] && res->output[strlen(res->output) - 1] != '\n' ? "\n" : "");
-  if (res->reproduce && res->verdict != NC_VERDICT_SKIP)
+  if (res->verdict == NC_VERDICT_SKIP)
+    return;
+  if (res->reproduce)
     fprintf(out, "       reproduce: %s\n", res->reproduce);
+  fprintf(out, "       explain:   nve-conform --explain %s\n", res->rule->id);
 }
 
 static void print_summary_line(const nc_report *r, FILE *out);

@@ -19,6 +19,7 @@ typedef struct nc_config {
   const char *table_config;
   unsigned host_major, host_minor;
   double timeout_s;
+  double timeout_asked; /* --timeout (or the default), before any multiplier */
   uint64_t seed;
   int workers;       /* NVE services pool size */
   nc_schedule schedule;

@@ -61,8 +61,8 @@ char *nc_reproduce_line(const nc_config *cfg, const char *id)
     nc_strbuf_puts(&b, " --profile ");
     nc_shell_quote(&b, cfg->profile_path);
   }
-  if (cfg->timeout_s != NC_DEFAULT_TIMEOUT_S)
-    nc_strbuf_printf(&b, " --timeout %g", cfg->timeout_s);
+  if (cfg->timeout_asked != NC_DEFAULT_TIMEOUT_S) /* the multipliers apply again */
+    nc_strbuf_printf(&b, " --timeout %g", cfg->timeout_asked);
   nc_strbuf_printf(&b, " --seed %llu ", (unsigned long long)cfg->seed);
   nc_shell_quote(&b, cfg->plugin_path);
   return b.data;

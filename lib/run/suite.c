@@ -213,8 +213,8 @@ static void release_gate(run_state *rs)
 /* ---- running one case ------------------------------------------------------------- */
 
 /* The case runner program: NVE_CONFORM_CASE_RUNNER, else next to the
- * module that holds this code (a build tree: the library in .libs/, the
- * runner one level up), else the installed one. "" when none exists. */
+ * module that holds this code (a build tree: the uninstalled library one
+ * directory below the runner), else the installed one. "" when none exists. */
 static void find_case_runner(char *out, size_t len)
 {
   out[0] = '\0';

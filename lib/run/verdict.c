@@ -180,9 +180,13 @@ void nc_observations_fold(const nc_observations *obs, nc_report *r)
     int rule = nc_rule_parse(res->rule->id);
     size_t lines = 0, total = 0;
     const nc_observation *first = NULL;
+    /* What the rule's own case saw, its case reports; but a case that
+     * passed did not see what its children saw (isolated calls, sweep
+     * steps), so then those count too. */
+    int own_reported = res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_WARN;
     for (size_t k = 0; k < obs->n; k++) {
       const nc_observation *o = &obs->list[k];
-      if ((int)o->rule != rule || (int)o->seen_in == rule)
+      if ((int)o->rule != rule || ((int)o->seen_in == rule && own_reported))
         continue;
       total += o->times;
       if (!first)

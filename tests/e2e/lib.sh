@@ -5,8 +5,8 @@
 : "${NC_BUILDDIR:?run through make check}"
 : "${NC_SRCDIR:?run through make check}"
 NC="$NC_BUILDDIR/nve-conform"
-REFERENCE="$NC_BUILDDIR/plugins/hashmap/.libs/nve-plugin-hashmap.so"
-FIXTURES="$NC_BUILDDIR/fixtures/.libs"
+REFERENCE="$NC_BUILDDIR/staged/plugins/nve-plugin-hashmap.so"
+FIXTURES="$NC_BUILDDIR/staged/fixtures"
 tap_count=0
 tap_failed=0
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/nve-conform-test.XXXXXX")

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The rule table: IDs unique and well formed, every rule with its case,
- * lookups both ways, the waivable flags. */
+ * lookups both ways, the waivable flags, every rule explained and citing
+ * a contract anchor, and the page writer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 
 #include "case_table.h"
+#include "rule_docs.h"
+#include "rule_page.h"
 #include "rules.h"
 
 static void test_ids_are_unique_and_well_formed(void **state)
@@ -62,6 +65,59 @@ static void test_waivable_flags(void **state)
       assert_true(nc_rule_defs[i].waivable);
 }
 
+/* A rule without its explanation or its contract anchor would ship with
+ * a page that says nothing. */
+static void test_every_rule_is_explained(void **state)
+{
+  (void)state;
+  for (int i = 0; i < NC_RULE_COUNT; i++) {
+    const nc_rule_doc *d = &nc_rule_docs[i];
+    const char *id = nc_rule_text((nc_rule)i);
+    if (!d->section || !d->why || !d->how || !d->mistakes || !d->fix || !d->fixture)
+      fail_msg("%s has no explanation in lib/rules/rule_docs.c", id);
+    assert_true(strlen(d->why) > 40);
+    assert_true(strlen(d->how) > 30);
+    const char *anchor = nc_rule_anchor((nc_rule)i);
+    if (!anchor || !*anchor || strspn(anchor, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(anchor))
+      fail_msg("%s: clause '%s' is not doc/contract.md#anchor", id, nc_rule_defs[i].info.clause);
+  }
+  assert_null(nc_rule_anchor(NC_RULE_COUNT));
+}
+
+static void test_rule_page(void **state)
+{
+  (void)state;
+  nc_strbuf b = {0};
+  nc_rule_page(&b, NC_RULE_SVC_05, NC_PAGE_DOC);
+  assert_false(b.failed);
+  assert_non_null(strstr(b.data, "<a id=\"svc-05\"></a>\n### SVC-05: "));
+  assert_non_null(strstr(b.data, "](contract.md#scratch)"));
+  assert_non_null(strstr(b.data, "`svc05-stale-scratch`"));
+  assert_int_equal(b.data[b.len - 1], '\n');
+  assert_int_not_equal(b.data[b.len - 2], '\n');
+  nc_strbuf_free(&b);
+
+  /* In a terminal: no HTML, and no line longer than 78 columns outside
+   * the code block. */
+  nc_strbuf t = {0};
+  nc_rule_page(&t, NC_RULE_OWN_01, NC_PAGE_TERMINAL);
+  assert_null(strstr(t.data, "<a id="));
+  int in_code = 0;
+  for (char *line = t.data; *line;) {
+    size_t len = strcspn(line, "\n");
+    if (strncmp(line, "```", 3) == 0)
+      in_code = !in_code;
+    else if (!in_code && len > 78)
+      fail_msg("line of %zu columns: %.*s", len, (int)len, line);
+    line += len + (line[len] == '\n');
+  }
+  nc_strbuf_free(&t);
+
+  char anchor[16];
+  nc_rule_doc_anchor(NC_RULE_TBL_11, anchor);
+  assert_string_equal(anchor, "tbl-11");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -69,6 +125,8 @@ int main(void)
       cmocka_unit_test(test_lookups),
       cmocka_unit_test(test_probe_is_file_stage),
       cmocka_unit_test(test_waivable_flags),
+      cmocka_unit_test(test_every_rule_is_explained),
+      cmocka_unit_test(test_rule_page),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,8 +8,8 @@
  * Source compatible with the upstream header of the same name: the same
  * type, field, macro and function names, values and layouts.
  *
- * Rules every implementation keeps (the full text is in nve-conform's
- * abi.md): no language exception crosses any function pointer below;
+ * Rules every implementation keeps (the full text is nve-conform's
+ * doc/contract.md, installed in its documentation directory): no language exception crosses any function pointer below;
  * creation and produce zero their output first, keep it zero on failure and
  * hand over a handle only with NVE_SUCCESS; last_error is per thread.
  *
