@@ -134,10 +134,11 @@ int nc_profile_load(const nc_options *opt, nc_config *cfg, nc_report *r)
     } else if (strcmp(k, "failing_configs") == 0) {
       rc = failing_member(opt, cfg, r, item, text);
     } else if (strcmp(k, "key_size") == 0) {
-      rc = integer_member(opt, r, item, 4, 8, &cfg->key_size);
-      if (rc == 0 && cfg->key_size != 4 && cfg->key_size != 8)
-        rc = nc_report_usage_error(r, "profile '%s': \"key_size\" must be 4 or 8 (got %d)",
-                                   opt->profile_path, cfg->key_size);
+      if (cJSON_IsNumber(item) && item->valuedouble != 4 && item->valuedouble != 8)
+        rc = nc_report_usage_error(r, "profile '%s': \"key_size\" must be 4 or 8 (got %g)",
+                                   opt->profile_path, item->valuedouble);
+      else
+        rc = integer_member(opt, r, item, 4, 8, &cfg->key_size);
     } else if (strcmp(k, "row_size") == 0) {
       rc = integer_member(opt, r, item, 1, 64 << 20, &cfg->row_size);
     } else if (strcmp(k, "exact") == 0 || strcmp(k, "stress") == 0) {
