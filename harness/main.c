@@ -315,6 +315,18 @@ static void parse(cli *c, int argc, char **argv)
   }
 }
 
+/* Prints a built text on stdout; the exit code. */
+static int print_and_free(nc_strbuf *b)
+{
+  int ok = !b->failed && b->data;
+  if (ok)
+    fputs(b->data, stdout);
+  else
+    fprintf(stderr, "nve-conform: out of memory\n");
+  nc_strbuf_free(b);
+  return ok ? 0 : NC_EXIT_HARNESS;
+}
+
 /* --explain: one rule's page. The ID is matched without regard to case. */
 static int explain_rule(const char *id)
 {
@@ -330,14 +342,7 @@ static int explain_rule(const char *id)
   }
   nc_strbuf page = {0};
   nc_rule_page(&page, (nc_rule)rule, NC_PAGE_TERMINAL);
-  if (page.failed || !page.data) {
-    nc_strbuf_free(&page);
-    fprintf(stderr, "nve-conform: out of memory\n");
-    return NC_EXIT_HARNESS;
-  }
-  fputs(page.data, stdout);
-  nc_strbuf_free(&page);
-  return 0;
+  return print_and_free(&page);
 }
 
 /* --list --format=markdown: the catalogue, as doc/rules.md holds it. */
@@ -345,14 +350,7 @@ static int list_markdown(void)
 {
   nc_strbuf doc = {0};
   nc_rules_document(&doc);
-  if (doc.failed || !doc.data) {
-    nc_strbuf_free(&doc);
-    fprintf(stderr, "nve-conform: out of memory\n");
-    return NC_EXIT_HARNESS;
-  }
-  fputs(doc.data, stdout);
-  nc_strbuf_free(&doc);
-  return 0;
+  return print_and_free(&doc);
 }
 
 static void list_rules(void)
