@@ -98,7 +98,7 @@ static void test_rule_page(void **state)
   nc_strbuf_free(&b);
 
   /* In a terminal: no HTML, and no line longer than 78 columns outside
-   * the code block. */
+   * the code block unless it is one word (a long installed path). */
   nc_strbuf t = {0};
   nc_rule_page(&t, NC_RULE_OWN_01, NC_PAGE_TERMINAL);
   assert_null(strstr(t.data, "<a id="));
@@ -107,7 +107,7 @@ static void test_rule_page(void **state)
     size_t len = strcspn(line, "\n");
     if (strncmp(line, "```", 3) == 0)
       in_code = !in_code;
-    else if (!in_code && len > 78)
+    else if (!in_code && len > 78 && memchr(line, ' ', len)) /* one long word may not fit */
       fail_msg("line of %zu columns: %.*s", len, (int)len, line);
     line += len + (line[len] == '\n');
   }
