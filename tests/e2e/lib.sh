@@ -70,3 +70,26 @@ make_generated_plugins() {
   printf '\177ELF\001\001\001\000\000\000\000\000\000\000\000\000\003\000\003\000' >"$1/elf32.so"
   head -c 100 /dev/zero >>"$1/elf32.so"
 }
+
+# install_build DEST: make install of this build into the staging directory
+# DEST (DESTDIR), as a packager would. Sets prefix, root (DEST/prefix), lib,
+# runner, cudasim, reference and docdir, and exports the variables that point
+# the installed programs into DEST (installed with DESTDIR, they look for each
+# other under the final prefix). Returns make's status; the log is DEST.log.
+install_build() {
+  env -u MAKEFLAGS -u MFLAGS ${MAKE:-make} -C "$NC_BUILDDIR" install DESTDIR="$1" >"$1.log" 2>&1
+  install_status=$?
+  prefix=$(sed -n 's/^prefix=//p' "$NC_BUILDDIR/nve-conform.pc")
+  exec_prefix=$(sed -n 's/^exec_prefix=//p' "$NC_BUILDDIR/nve-conform.pc" | sed "s|\${prefix}|$prefix|")
+  libdir=$(sed -n 's/^libdir=//p' "$NC_BUILDDIR/nve-conform.pc" | sed "s|\${exec_prefix}|$exec_prefix|")
+  root=$1$prefix
+  lib=$1$libdir
+  runner=$(find "$1" -name nve-conform-case -type f | head -n 1)
+  cudasim=$(find "$1" -path '*/cudasim/libcudart.so.*' -type f | head -n 1)
+  reference=$(find "$1" -name nve-plugin-hashmap.so | head -n 1)
+  docdir=$(find "$1" -type d -path '*/doc/nve-conform' | head -n 1)
+  NVE_CONFORM_CASE_RUNNER=$runner NVE_CONFORM_CUDASIM=$cudasim
+  LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export NVE_CONFORM_CASE_RUNNER NVE_CONFORM_CUDASIM LD_LIBRARY_PATH
+  return $install_status
+}
