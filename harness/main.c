@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <limits.h>
 
+#include "coverage.h"
 #include "interposer.h"
 #include "nve_conform.h"
 #include "plugin/nve_plugin_common.h"
@@ -477,6 +478,7 @@ static void check_report_paths(cli *c)
 static void on_terminate(int signo)
 {
   nc_abort_running_case();
+  nc_coverage_flush();
   signal(signo, SIG_DFL);
   raise(signo);
 }

@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "interposer.h"
+#include "coverage.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@ __attribute__((noreturn)) static void end_process(int status)
   nc_exit_hook = NULL;
   if (hook)
     hook(status);
+  nc_coverage_flush();
   for (;;)
     syscall(SYS_exit_group, status);
 }

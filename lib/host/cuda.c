@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "coverage.h"
 #include "module_dir.h"
 #include "violations.h"
 
@@ -131,9 +132,9 @@ int nc_cuda_probe_real(char *why, size_t whylen)
       snprintf(msg, sizeof(msg), "%s sees no CUDA device", NC_CUDART_SONAME), count = 0;
     char out[300];
     int n = snprintf(out, sizeof(out), "%d %s", count, msg);
-    if (write(fds[1], out, (size_t)n) < 0)
-      _exit(1);
-    _exit(0);
+    int lost = write(fds[1], out, (size_t)n) < 0;
+    nc_coverage_flush();
+    _exit(lost);
   }
   close(fds[1]);
   char in[300] = "";

@@ -12,6 +12,7 @@
 #include "callback.h"
 #include "config_io.h"
 #include "contain.h"
+#include "coverage.h"
 #include "cuda.h"
 #include "evidence.h"
 #include "pool.h"
@@ -141,5 +142,6 @@ int nc_case_process_main(int argc, char **argv)
     nc_case_child_run(&cfg, (nc_rule)rule, argc > 3 && strcmp(argv[3], "probe") == 0);
   nc_contain_kill_children(); /* nothing the plugin started outlives its case */
   nc_trace_record("END", 0, NULL);
+  nc_coverage_flush();
   _exit(nc_trace_channel_lost() ? NC_CHILD_EXIT_CHANNEL_LOST : 0);
 }

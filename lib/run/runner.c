@@ -18,6 +18,7 @@
 
 #include "atomic_file.h"
 #include "contain.h"
+#include "coverage.h"
 #include "nve_conform.h"
 #include "trace.h"
 
@@ -389,6 +390,7 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
     nc_trace_start(nc_park_high(s.fds[1]), s.page);
     body(arg);
     nc_trace_record("END", 0, NULL);
+    nc_coverage_flush();
     _exit(nc_trace_channel_lost() ? NC_CHILD_EXIT_CHANNEL_LOST : 0);
   }
   supervise(&s, pid, t0, timeout_s, out);

@@ -16,6 +16,7 @@
 #include "alloc.h"
 #include "callback.h"
 #include "context.h"
+#include "coverage.h"
 #include "cuda.h"
 #include "guarded.h"
 #include "record.h"
@@ -100,6 +101,7 @@ static void on_crash(int signo, siginfo_t *si, void *uc)
     const char *ff[] = {line};
     nc_trace_record("FRAME", 1, ff);
   }
+  nc_coverage_flush();
   signal(signo, SIG_DFL);
   raise(signo);
 }
