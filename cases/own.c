@@ -260,7 +260,9 @@ static void null_body(void *arg)
   } else {
     if (nc_call_create_factory(c->plugin, c->cfg->factory_config, &f, &err) != NVE_SUCCESS ||
         !f.ops || !f.ops->produce) {
-      nc_skip(c, "blocked: no factory to call produce on");
+      /* The creation calls were still checked: only this one is blocked. */
+      nc_note(c, null_calls[2], "a factory to call it on",
+              "not called: creation gave no usable factory (VER-03)");
       return;
     }
     s = nc_call_produce(&f, 1, c->cfg->table_config, NULL);
