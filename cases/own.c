@@ -48,8 +48,10 @@ static int observe(nc_case *c, observed *obs)
     return -1;
   for (int i = 0; i < 2; i++) {
     const nc_sweep *s = &obs->parts[i];
+    /* A bound of the harness, not a defect of the plugin, and one that
+     * depends on the machine's load: a note, never a verdict. */
     if (s->capped)
-      nc_warn(c, part_names[i], "a run without an injected failure within the bounds",
+      nc_note(c, part_names[i], "every allocation point exercised",
               "stopped after %zu allocation points (cap %d, budget %.0f s): the later points "
               "were not exercised",
               s->n, NC_SWEEP_CAP, NC_SWEEP_BUDGET_S);
