@@ -17,14 +17,6 @@
 #include "violations.h"
 
 
-static void handshake(nc_case *c, const nve_ext_nve_services_t *svc)
-{
-  nc_callback_enter("nve_plugin_set_nve_services");
-  c->plugin->set_nve_services(svc);
-  nc_callback_leave();
-}
-
-
 /* The cases that watch the services: a workload, then the violations. */
 static void workload_then_violations(nc_case *c, const char *what_is_checked)
 {
@@ -47,7 +39,7 @@ void nc_case_svc_01(nc_case *c)
   nc_workload_report(c, "workload before the repeated handshake", &w);
   /* The host repeats the handshake each time it builds a loader object for
    * the same SO; tables made before must keep working, and new ones too. */
-  handshake(c, nc_services_table());
+  nc_call_set_services(c->plugin, nc_services_table());
   nc_workload_run(c, &t, &w);
   nc_workload_report(c, "workload on an existing table after a repeated handshake", &w);
   nc_close_table(&f, &t);
@@ -63,7 +55,7 @@ static void *handshake_racer(void *arg)
 {
   racer *r = arg;
   pthread_barrier_wait(r->start);
-  r->c->plugin->set_nve_services(nc_services_table());
+  nc_call_set_services(r->c->plugin, nc_services_table());
   return NULL;
 }
 

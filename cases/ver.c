@@ -180,9 +180,7 @@ static void with_services_of(nc_case *c, const nve_ext_nve_services_t *svc, cons
 {
   if (!nc_has_handshake(c))
     return;
-  nc_callback_enter("nve_plugin_set_nve_services");
-  c->plugin->set_nve_services(svc);
-  nc_callback_leave();
+  nc_call_set_services(c->plugin, svc);
   char when[128];
   snprintf(when, sizeof(when), "workload with %s (struct_size %u)", which,
            (unsigned)svc->struct_size);

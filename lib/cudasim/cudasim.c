@@ -57,11 +57,26 @@ static struct {
   int nstreams;
 } watch = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0};
 
+/* What the plugin did on this thread during one table callback (DEV-08
+ * for every callback of every case): the harness opens a scope with the
+ * table's device before the call and closes it after. Plugin-owned and
+ * pool threads have no scope and are not judged. */
+static _Thread_local struct {
+  int open, device;
+  int wrong_allocs, wrong_device;
+  void *streams[8];
+  int nstreams;
+} scope;
+
 static void cudasim_note_alloc(int device, size_t size)
 {
   (void)size;
   if (device < 0)
     return;
+  if (scope.open && scope.device >= 0 && device != scope.device) {
+    scope.wrong_allocs++;
+    scope.wrong_device = device;
+  }
   pthread_mutex_lock(&watch.lock);
   watch.allocs[device]++;
   pthread_mutex_unlock(&watch.lock);
@@ -69,6 +84,11 @@ static void cudasim_note_alloc(int device, size_t size)
 
 static void cudasim_note_stream(void *stream)
 {
+  int in_scope = 0;
+  for (int i = 0; i < scope.nstreams; i++)
+    in_scope |= scope.streams[i] == stream;
+  if (scope.open && !in_scope && scope.nstreams < 8)
+    scope.streams[scope.nstreams++] = stream;
   pthread_mutex_lock(&watch.lock);
   int seen = 0;
   for (int i = 0; i < watch.nstreams; i++)
@@ -552,6 +572,28 @@ EXPORT int cudasim_watch_take(int *allocs_per_device, int ndevices, void **strea
   memset(watch.allocs, 0, sizeof(watch.allocs));
   watch.nstreams = 0;
   pthread_mutex_unlock(&watch.lock);
+  return n;
+}
+
+/* Opens this thread's scope for one table callback; device is the table's
+ * (-1: allocations are not judged). */
+EXPORT void cudasim_scope_begin(int device)
+{
+  memset(&scope, 0, sizeof(scope));
+  scope.open = 1;
+  scope.device = device;
+}
+
+/* Closes it: how many allocations went to another device (the last such
+ * device in *wrong_device), and the streams async work used on this thread;
+ * returns the number of streams. */
+EXPORT int cudasim_scope_end(int *wrong_allocs, int *wrong_device, void **streams, int nstreams)
+{
+  int n = scope.nstreams < nstreams ? scope.nstreams : nstreams;
+  *wrong_allocs = scope.wrong_allocs;
+  *wrong_device = scope.wrong_device;
+  memcpy(streams, scope.streams, (size_t)n * sizeof(void *));
+  memset(&scope, 0, sizeof(scope));
   return n;
 }
 

@@ -6,6 +6,8 @@
 #include "context.h"
 #include "violations.h"
 #include "callback.h"
+#include "device_watch.h"
+#include "services.h"
 
 /* ERR-01, for every family: a status outside the enum is recorded with
  * the callback that returned it (still named as the current callback). */
@@ -51,8 +53,17 @@ void nc_call_factory_destroy(const nve_ext_table_factory_t *f)
   nc_callback_leave();
 }
 
+void nc_call_set_services(const nc_plugin *p, const nve_ext_nve_services_t *svc)
+{
+  nc_callback_enter("nve_plugin_set_nve_services");
+  p->set_nve_services(svc);
+  nc_callback_leave();
+  nc_services_note_handed(svc);
+}
+
 void nc_call_table_destroy(const nve_ext_table_t *t)
 {
+  nc_device_watch_forget(t->self);
   nc_callback_enter("table destroy");
   t->ops->destroy(t->self);
   nc_callback_leave();
@@ -65,7 +76,9 @@ void nc_call_table_destroy(const nve_ext_table_t *t)
   if (!ctx)                                         \
     return NVE_ERROR_OUT_OF_MEMORY;                 \
   nc_callback_enter("table " NAME);                 \
+  nc_device_watch_begin(t->self);                   \
   nve_status_t s = checked("table " NAME, (CALL)); \
+  nc_device_watch_end(ctx, nc_callback_current());  \
   nc_callback_leave();                              \
   nc_context_release(ctx);                          \
   return s;
@@ -76,7 +89,9 @@ void nc_call_table_destroy(const nve_ext_table_t *t)
   if (!ctx)                                                   \
     return NVE_ERROR_OUT_OF_MEMORY;                           \
   nc_callbackf_enter("table " NAME " (n=%lld)", (long long)(N)); \
+  nc_device_watch_begin(t->self);                             \
   nve_status_t s = checked("table " NAME, (CALL));           \
+  nc_device_watch_end(ctx, nc_callback_current());            \
   nc_callback_leave();                                        \
   nc_context_release(ctx);                                    \
   return s;
@@ -158,6 +173,7 @@ nve_buffer_location_t nc_call_location(const nve_ext_table_t *t)
   nc_callback_enter("table preferred_buffer_location");
   nve_buffer_location_t v = t->ops->preferred_buffer_location(t->self);
   nc_callback_leave();
+  nc_device_watch_location(t->self, v);
   return v;
 }
 
@@ -166,6 +182,7 @@ int32_t nc_call_device_id(const nve_ext_table_t *t)
   nc_callback_enter("table device_id");
   int32_t v = t->ops->device_id(t->self);
   nc_callback_leave();
+  nc_device_watch_device(t->self, v);
   return v;
 }
 
@@ -180,6 +197,8 @@ void nc_call_capabilities(const nve_ext_table_t *t, nc_table_caps *out)
   out->dtype = t->ops->value_dtype(t->self);
   out->counter_hits = t->ops->lookup_counter_hits(t->self);
   nc_callback_leave();
+  nc_device_watch_location(t->self, out->location);
+  nc_device_watch_device(t->self, out->device_id);
 }
 
 const char *const nc_table_ops_names[NC_TABLE_OPS_FNS] = {

@@ -14,6 +14,9 @@ nve_status_t nc_call_produce(const nve_ext_table_factory_t *f, int64_t table_id,
                              const char *json, nve_ext_table_t *out);
 const char *nc_call_factory_last_error(const nve_ext_table_factory_t *f);
 void nc_call_factory_destroy(const nve_ext_table_factory_t *f);
+/* The services handshake (the plugin exports it), remembering the table
+ * handed over. */
+void nc_call_set_services(const nc_plugin *p, const nve_ext_nve_services_t *svc);
 void nc_call_table_destroy(const nve_ext_table_t *t);
 
 /* Table operations. Each issues a fresh context for the call and retires it

@@ -110,6 +110,7 @@ nve_ext_context_t nc_context_acquire(const char *op)
   if (device_streams[0]) {
     ctx->lookup_stream = (uintptr_t)device_streams[0];
     ctx->modify_stream = (uintptr_t)device_streams[1];
+    ctx->cuda_streams = 1;
   } else { /* no runtime: values no real stream has */
     ctx->lookup_stream = 0x5c0000u + 2 * ctx->generation;
     ctx->modify_stream = 0x5c0001u + 2 * ctx->generation;

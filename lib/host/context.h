@@ -36,6 +36,7 @@ struct nve_ext_context_s {
   pid_t issuing_thread;
   nc_scratch *scratch; /* NC_SCRATCH_SLOTS, allocated at the first get_scratch */
   uintptr_t lookup_stream, modify_stream;
+  int cuda_streams; /* 1: the two are CUDA streams (a device table's feed) */
 };
 
 /* Issues a context for op (e.g. "find"); NULL when out of memory. */

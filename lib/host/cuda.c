@@ -33,6 +33,8 @@ static struct {
   int (*get_device)(int *);
   int (*set_device)(int);
   int (*watch_take)(int *, int, void **, int);
+  void (*scope_begin)(int);
+  int (*scope_end)(int *, int *, void **, int);
   int (*malloc_)(void **, size_t);
   int (*free_)(void *);
   int (*memcpy_)(void *, const void *, size_t, int);
@@ -63,6 +65,8 @@ static int resolve(void *dl)
   *(void **)&rt.get_device = dlsym(dl, "cudaGetDevice");
   *(void **)&rt.set_device = dlsym(dl, "cudaSetDevice");
   *(void **)&rt.watch_take = dlsym(dl, "cudasim_watch_take");
+  *(void **)&rt.scope_begin = dlsym(dl, "cudasim_scope_begin");
+  *(void **)&rt.scope_end = dlsym(dl, "cudasim_scope_end");
   *(void **)&rt.recover_fault = dlsym(dl, "cudasim_recover_fault");
   *(void **)&rt.unsupported_calls = dlsym(dl, "cudasim_unsupported_calls");
   *(void **)&rt.malloc_ = dlsym(dl, "cudaMalloc");
@@ -259,6 +263,19 @@ void nc_cuda_stream_destroy(void *stream)
 int nc_cuda_watch_take(int *allocs_per_device, int ndevices, void **streams, int nstreams)
 {
   return rt.watch_take ? rt.watch_take(allocs_per_device, ndevices, streams, nstreams) : -1;
+}
+
+void nc_cuda_scope_begin(int device)
+{
+  if (rt.scope_begin)
+    rt.scope_begin(device);
+}
+
+int nc_cuda_scope_end(int *wrong_allocs, int *wrong_device, void **streams, int nstreams)
+{
+  if (!rt.scope_end)
+    return -1;
+  return rt.scope_end(wrong_allocs, wrong_device, streams, nstreams);
 }
 
 int nc_cuda_unsupported_calls(void) { return rt.unsupported_calls ? rt.unsupported_calls() : 0; }

@@ -55,6 +55,14 @@ void nc_cuda_stream_destroy(void *stream);
  * call (DEV-08); -1 under the real runtime. */
 int nc_cuda_watch_take(int *allocs_per_device, int ndevices, void **streams, int nstreams);
 
+/* cudasim only: what the plugin does on the calling thread between begin
+ * and end (one table callback), judged against device (-1: allocations not
+ * judged). End gives the allocations made on another device (the last one
+ * in *wrong_device) and returns the streams async work used, or -1 under
+ * the real runtime. */
+void nc_cuda_scope_begin(int device);
+int nc_cuda_scope_end(int *wrong_allocs, int *wrong_device, void **streams, int nstreams);
+
 /* cudasim only: calls it could not carry out (kernel launches); 0 else. */
 int nc_cuda_unsupported_calls(void);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "callback.h"
+#include "calls.h"
 
 const char *const nc_metadata_symbols[5] = {
     "nve_plugin_abi_version_major", "nve_plugin_abi_version_minor", "nve_plugin_name",
@@ -153,9 +154,7 @@ void nc_host_load_run(nc_plugin *p, unsigned host_major, unsigned host_minor,
     return;
   }
   if (out->mode == NVE_PLUGIN_MODE_EXTERNAL && p->set_nve_services && svc) {
-    nc_callback_enter("nve_plugin_set_nve_services");
-    p->set_nve_services(svc);
-    nc_callback_leave();
+    nc_call_set_services(p, svc);
   }
   out->accepted = 1;
 }

@@ -201,6 +201,20 @@ static int service_index(const char *name)
   return -1;
 }
 
+static const nve_ext_nve_services_t *_Atomic handed;
+
+void nc_services_note_handed(const nve_ext_nve_services_t *svc) { atomic_store(&handed, svc); }
+
+int nc_services_streams_offered(void)
+{
+  const nve_ext_nve_services_t *svc = atomic_load(&handed);
+  int failing = atomic_load(&failing_service);
+  return svc && NVE_ABI_HAS_FIELD(svc, nve_ext_nve_services_t, get_lookup_stream) &&
+         NVE_ABI_HAS_FIELD(svc, nve_ext_nve_services_t, get_modify_stream) &&
+         failing != service_index("get_lookup_stream") &&
+         failing != service_index("get_modify_stream");
+}
+
 void nc_services_fail(const char *service)
 {
   atomic_store(&failing_service, service ? service_index(service) : -1);

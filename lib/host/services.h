@@ -24,6 +24,13 @@ const nve_ext_nve_services_t *nc_services_table_newer(void);
  * the service's work. */
 const nve_ext_nve_services_t *nc_services_table_truncated(size_t struct_size);
 
+/* The table the plugin was last handed (nc_call_set_services records it),
+ * and whether it lets the plugin ask for the context's streams: both
+ * stream services within its struct_size and neither made to fail. A
+ * plugin that cannot ask may work on the default stream (DEV-08). */
+void nc_services_note_handed(const nve_ext_nve_services_t *svc);
+int nc_services_streams_offered(void);
+
 /* ERR-06: makes every call of the named service fail with
  * NVE_ERROR_RUNTIME from now on (NULL: none), and counts calls. Both
  * concern calls made with a live context (during the op it was issued
