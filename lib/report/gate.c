@@ -129,17 +129,38 @@ void nc_waivers_free(nc_waivers *w)
   memset(w, 0, sizeof(*w));
 }
 
-int nc_waivers_load(const char *path, nc_waivers *out, char *err, size_t errlen)
+/* The JSON document in the file at path (a waivers file, a baseline), or
+ * NULL with why in err: the file cannot be read, or where its JSON breaks. */
+static cJSON *read_json_input(const char *path, const char *what, char *err, size_t errlen)
 {
-  memset(out, 0, sizeof(*out));
   char why[600];
   char *text = nc_read_file(path, why, sizeof(why));
   if (!text) {
-    snprintf(err, errlen, "waivers: %s", why);
-    return -1;
+    snprintf(err, errlen, "%s: %s", what, why);
+    return NULL;
   }
-  cJSON *root = cJSON_Parse(text);
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithOpts(text, &end, 0);
+  if (!root) {
+    int line = 1, column = 1;
+    for (const char *p = text; end && p < end && *p; p++)
+      if (*p == '\n')
+        line++, column = 1;
+      else
+        column++;
+    snprintf(err, errlen, "%s '%s' is not valid JSON (line %d, column %d)", what, path, line,
+             column);
+  }
   free(text);
+  return root;
+}
+
+int nc_waivers_load(const char *path, nc_waivers *out, char *err, size_t errlen)
+{
+  memset(out, 0, sizeof(*out));
+  cJSON *root = read_json_input(path, "waivers", err, errlen);
+  if (!root)
+    return -1;
   const cJSON *list = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "waivers");
   if (!cJSON_IsArray(list)) {
     cJSON_Delete(root);
@@ -252,14 +273,9 @@ void nc_baseline_free(nc_baseline *b)
 int nc_baseline_load(const char *path, nc_baseline *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof(*out));
-  char why[600];
-  char *text = nc_read_file(path, why, sizeof(why));
-  if (!text) {
-    snprintf(err, errlen, "baseline: %s", why);
+  cJSON *root = read_json_input(path, "baseline", err, errlen);
+  if (!root)
     return -1;
-  }
-  cJSON *root = cJSON_Parse(text);
-  free(text);
   const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
   const cJSON *plugin = cJSON_GetObjectItemCaseSensitive(
       cJSON_GetObjectItemCaseSensitive(root, "header"), "plugin");

@@ -81,7 +81,33 @@ static void test_waivers_refused(void **state)
   expect_waiver_error("[{\"rules\": [7], \"reason\": \"r\"}]", "not a rule or glob");
   expect_waiver_error("[5]", "not a JSON object");
   expect_waiver_error("{\"waiver\": []}", "expected a JSON array");
-  expect_waiver_error("not JSON", "expected a JSON array");
+  expect_waiver_error("5", "expected a JSON array");
+}
+
+/* Broken JSON is named as such, with where it breaks; an unreadable file
+ * with why. */
+static void test_broken_json(void **state)
+{
+  (void)state;
+  expect_waiver_error("not JSON", "is not valid JSON (line 1, column 1)");
+  expect_waiver_error("", "is not valid JSON (line 1, column 1)");
+  expect_waiver_error("{\"waivers\": [\n  {\"rules\": [\"SYM-07\"],,}\n]}",
+                      "is not valid JSON (line 2, column 25)");
+  expect_waiver_error("[{\"rules\": [\"SYM-07\"], \"reason\": \"r\"}", "is not valid JSON (line 1");
+  nc_baseline b;
+  char err[512] = "";
+  assert_int_equal(nc_baseline_load(file_with("b.json", "{\"header\":\n\n}}"), &b, err,
+                                    sizeof(err)),
+                   -1);
+  if (!strstr(err, "baseline '") || !strstr(err, "is not valid JSON (line 3, column 1)"))
+    fail_msg("'%s'", err);
+  assert_int_equal(nc_baseline_load("/nonexistent/b.json", &b, err, sizeof(err)), -1);
+  if (!strstr(err, "baseline: ") || !strstr(err, "cannot open"))
+    fail_msg("'%s'", err);
+  nc_waivers w;
+  assert_int_equal(nc_waivers_load("/nonexistent/w.json", &w, err, sizeof(err)), -1);
+  if (!strstr(err, "waivers: ") || !strstr(err, "cannot open"))
+    fail_msg("'%s'", err);
 }
 
 static void test_baselines(void **state)
@@ -139,6 +165,7 @@ int main(void)
       cmocka_unit_test(test_waivers_accepted),
       cmocka_unit_test(test_waivers_refused),
       cmocka_unit_test(test_baselines),
+      cmocka_unit_test(test_broken_json),
       cmocka_unit_test(test_read_file_bounds),
   };
   return cmocka_run_group_tests(tests, make_dir, remove_dir);
