@@ -48,29 +48,27 @@ static watched_table *entry(const void *self, int make)
   return e;
 }
 
-void nc_device_watch_location(const void *self, nve_buffer_location_t location)
+/* Remembers one answer of self: its location, or its device. */
+static void remember(const void *self, int is_location, int value)
 {
   if (!self || !nc_cuda_simulated())
     return;
   pthread_mutex_lock(&tables.lock);
   watched_table *e = entry(self, 1);
   e->self = self;
-  e->location = location;
-  e->location_known = 1;
+  if (is_location)
+    e->location = (nve_buffer_location_t)value, e->location_known = 1;
+  else
+    e->device = value, e->device_known = 1;
   pthread_mutex_unlock(&tables.lock);
 }
 
-void nc_device_watch_device(const void *self, int32_t device)
+void nc_device_watch_location(const void *self, nve_buffer_location_t location)
 {
-  if (!self || !nc_cuda_simulated())
-    return;
-  pthread_mutex_lock(&tables.lock);
-  watched_table *e = entry(self, 1);
-  e->self = self;
-  e->device = device;
-  e->device_known = 1;
-  pthread_mutex_unlock(&tables.lock);
+  remember(self, 1, (int)location);
 }
+
+void nc_device_watch_device(const void *self, int32_t device) { remember(self, 0, device); }
 
 void nc_device_watch_forget(const void *self)
 {
