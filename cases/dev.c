@@ -21,6 +21,8 @@
 #include "dtype.h"
 #include "table_kit.h"
 #include "callback.h"
+#include "services.h"
+#include "violations.h"
 
 /* The location and device of a table from the run's configs, from a
  * factory and table made and destroyed for the purpose. 0, or -1 after
@@ -503,6 +505,26 @@ void nc_case_dev_07(nc_case *c)
   setup_close(&d);
 }
 
+/* DEV-08 over one window of cudasim's watch: allocations on another device
+ * than the table's, and streams other than the two given, the contexts'
+ * (judged only where the plugin could ask for them; given NULL: produce,
+ * which has no context, and whatever stream it uses is its own choice). */
+static void window_report(nc_case *c, const char *when, const int *allocs, int ndev, int device,
+                          void *const *streams, int nstreams, void *const given[2])
+{
+  for (int dev = 0; dev < ndev && dev < 16; dev++)
+    if (dev != device && allocs[dev])
+      nc_fail(c, when, "device memory on the table's device",
+              "%d allocation(s) on device %d; the table reports device %d", allocs[dev], dev,
+              device);
+  for (int i = 0; i < nstreams && given && nc_services_streams_offered(); i++)
+    if (!streams[i])
+      nc_fail(c, when, "async work on the context's streams", "work on the default stream");
+    else if (streams[i] != given[0] && streams[i] != given[1])
+      nc_fail(c, when, "async work on the context's streams",
+              "work on stream %p, which the host did not give", streams[i]);
+}
+
 void nc_case_dev_08(nc_case *c)
 {
   if (!nc_cuda_simulated()) {
@@ -523,18 +545,16 @@ void nc_case_dev_08(nc_case *c)
   nve_ext_table_t t2;
   int made = nc_produce_table(c, &d.f, &t2) == 0;
   int nstreams = nc_cuda_watch_take(allocs, 16, streams, 8);
-  for (int dev = 0; dev < ndev && dev < 16; dev++)
-    if (dev != d.device && allocs[dev])
-      nc_fail(c, "cudaMalloc during produce", "device memory on the table's device",
-              "%d allocation(s) on device %d; the table reports device %d", allocs[dev], dev,
-              d.device);
-  for (int i = 0; i < nstreams; i++)
-    nc_fail(c, "asynchronous copies and sets during produce", "no stream the host did not give",
-            "stream %p", streams[i]);
-  /* Table callbacks are watched by the call wrappers, in every case. */
+  window_report(c, "produce", allocs, ndev, d.device, streams, nstreams, NULL);
+  /* Table callbacks: the call wrappers watch the calling thread (in every
+   * case); here the other threads too (tasks, the plugin's own). */
   device_round(c, &d.t, d.device, d.other, &d.b, 0, NULL);
+  nstreams = nc_cuda_watch_take(allocs, 16, streams, 8);
   nc_report_violations(c, NC_RULE_DEV_08, "table callbacks with device buffers",
                        "allocations on the table's device, async work on the context's streams");
+  if (nc_violation_count(NC_RULE_DEV_08) == 0)
+    window_report(c, "table callbacks, on any thread", allocs, ndev, d.device, streams, nstreams,
+                  d.feed.streams);
   if (made)
     nc_call_table_destroy(&t2);
   setup_close(&d);

@@ -63,6 +63,7 @@ static struct {
  * pool threads have no scope and are not judged. */
 static _Thread_local struct {
   int open, device;
+  int paused; /* inside execute_n tasks: not judged, whichever thread runs them */
   int wrong_allocs, wrong_device;
   void *streams[8];
   int nstreams;
@@ -73,7 +74,7 @@ static void cudasim_note_alloc(int device, size_t size)
   (void)size;
   if (device < 0)
     return;
-  if (scope.open && scope.device >= 0 && device != scope.device) {
+  if (scope.open && !scope.paused && scope.device >= 0 && device != scope.device) {
     scope.wrong_allocs++;
     scope.wrong_device = device;
   }
@@ -87,7 +88,7 @@ static void cudasim_note_stream(void *stream)
   int in_scope = 0;
   for (int i = 0; i < scope.nstreams; i++)
     in_scope |= scope.streams[i] == stream;
-  if (scope.open && !in_scope && scope.nstreams < 8)
+  if (scope.open && !scope.paused && !in_scope && scope.nstreams < 8)
     scope.streams[scope.nstreams++] = stream;
   pthread_mutex_lock(&watch.lock);
   int seen = 0;
@@ -583,6 +584,11 @@ EXPORT void cudasim_scope_begin(int device)
   scope.open = 1;
   scope.device = device;
 }
+
+/* Pauses (on != 0) and resumes this thread's scope: a task of the op may
+ * run on the calling thread or a helper, as the pool schedules it, and the
+ * verdict must not depend on which. */
+EXPORT void cudasim_scope_pause(int on) { scope.paused += on ? 1 : -1; }
 
 /* Closes it: how many allocations went to another device (the last such
  * device in *wrong_device), and the streams async work used on this thread;

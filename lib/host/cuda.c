@@ -34,6 +34,7 @@ static struct {
   int (*set_device)(int);
   int (*watch_take)(int *, int, void **, int);
   void (*scope_begin)(int);
+  void (*scope_pause)(int);
   int (*scope_end)(int *, int *, void **, int);
   int (*malloc_)(void **, size_t);
   int (*free_)(void *);
@@ -66,6 +67,7 @@ static int resolve(void *dl)
   *(void **)&rt.set_device = dlsym(dl, "cudaSetDevice");
   *(void **)&rt.watch_take = dlsym(dl, "cudasim_watch_take");
   *(void **)&rt.scope_begin = dlsym(dl, "cudasim_scope_begin");
+  *(void **)&rt.scope_pause = dlsym(dl, "cudasim_scope_pause");
   *(void **)&rt.scope_end = dlsym(dl, "cudasim_scope_end");
   *(void **)&rt.recover_fault = dlsym(dl, "cudasim_recover_fault");
   *(void **)&rt.unsupported_calls = dlsym(dl, "cudasim_unsupported_calls");
@@ -269,6 +271,12 @@ void nc_cuda_scope_begin(int device)
 {
   if (rt.scope_begin)
     rt.scope_begin(device);
+}
+
+void nc_cuda_scope_pause(int on)
+{
+  if (rt.scope_pause)
+    rt.scope_pause(on);
 }
 
 int nc_cuda_scope_end(int *wrong_allocs, int *wrong_device, void **streams, int nstreams)

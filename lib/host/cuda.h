@@ -61,6 +61,9 @@ int nc_cuda_watch_take(int *allocs_per_device, int ndevices, void **streams, int
  * in *wrong_device) and returns the streams async work used, or -1 under
  * the real runtime. */
 void nc_cuda_scope_begin(int device);
+/* Pauses (on != 0) and resumes it around an execute_n task, which is not
+ * judged on any thread. */
+void nc_cuda_scope_pause(int on);
 int nc_cuda_scope_end(int *wrong_allocs, int *wrong_device, void **streams, int nstreams);
 
 /* cudasim only: calls it could not carry out (kernel launches); 0 else. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "cuda.h"
 #include "pool.h"
 #include "violations.h"
 
@@ -75,7 +76,9 @@ static nve_status_t run_task(void *arg, int64_t index)
 {
   task_call *t = arg;
   int saved = nc_alloc_task_begin(); /* plugin code again, on this thread */
+  nc_cuda_scope_pause(1); /* tasks are not judged for DEV-08 on any thread */
   nve_status_t s = t->task(t->user, index);
+  nc_cuda_scope_pause(0);
   nc_alloc_task_end(saved);
   return s;
 }
