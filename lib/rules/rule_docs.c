@@ -514,9 +514,10 @@ const nc_rule_doc nc_rule_docs[NC_RULE_COUNT] = {
            "work on the default stream escapes the host's synchronisation.",
     .how = "The simulated runtime records the device of every allocation and the stream of "
            "every copy, set and launch a DEVICE table makes on the calling thread of each table "
-           "callback, in every case, and across produce in this rule's case. Allocations count "
-           "when the table's device was current on entry; streams when the plugin's services "
-           "table lets it ask for the context's.",
+           "callback, in every case; this rule's case watches every thread across produce "
+           "(allocations) and one round of callbacks. Allocations count when the table's device "
+           "was current on entry; streams when the plugin's services table lets it ask for the "
+           "context's.",
     .mistakes = "cudaMalloc before cudaSetDevice; passing stream 0.",
     .fix = "Allocate with the table's device current, and use the context's streams.",
     .snippet = "void *stream;\nsvc->get_modify_stream(ctx, &stream);\n"
