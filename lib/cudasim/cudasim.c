@@ -5,10 +5,11 @@
  * The harness loads it RTLD_GLOBAL before the plugin; its SONAME and
  * symbol version match the real runtime's, so a plugin linked against the
  * shared runtime binds to it. It offers NVE_CONFORM_SIM_DEVICES virtual
- * devices (default 2), a current device per thread, device memory the host
- * cannot touch (the device view of an allocation is an inaccessible
- * mapping; copies go through a second mapping of the same pages), streams
- * and events (work completes at once), and the error functions. Built
+ * devices (default 4, as the harness), a current device per thread,
+ * device memory the host cannot touch (the device view of an allocation
+ * is an inaccessible mapping; copies go through a second mapping of the
+ * same pages), streams and events (work completes at once), and the error
+ * functions. Built
  * without CUDA headers: the few types it needs are declared here with the
  * runtime's values. */
 #define _GNU_SOURCE
@@ -104,7 +105,7 @@ static int device_count(void)
   static int count;
   if (!count) {
     const char *env = getenv("NVE_CONFORM_SIM_DEVICES");
-    int n = env ? atoi(env) : 2;
+    int n = env ? atoi(env) : 4;
     count = n < 1 ? 1 : n > MAX_DEVICES ? MAX_DEVICES : n;
   }
   return count;
