@@ -173,7 +173,8 @@ void nc_rules_document(nc_strbuf *b)
       "marked so, for a while and with a reason.\n\n"
       "A violation the instrumentation sees (the services, the simulated CUDA runtime, "
       "the call wrappers, the guarded buffers) counts for its rule in whichever case saw "
-      "it; the evidence says where (\"seen during ...\").\n\n",
+      "it; the evidence says where (\"seen during ...\"), and the reproduce line runs "
+      "that case too.\n\n",
       NC_RULESET_VERSION_STRING);
   nc_strbuf_puts(b, "| rule | severity | title |\n|---|---|---|\n");
   for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++) {

@@ -67,3 +67,17 @@ char *nc_reproduce_line(const nc_config *cfg, const char *id)
   nc_shell_quote(&b, cfg->plugin_path);
   return b.data;
 }
+
+char *nc_reproduce_also(const char *line, const char *also)
+{
+  static const char prefix[] = "nve-conform --rule ";
+  if (!line || !also || strncmp(line, prefix, sizeof(prefix) - 1) != 0)
+    return NULL;
+  const char *id = line + sizeof(prefix) - 1;
+  size_t idlen = strcspn(id, " ,");
+  if (idlen == 0 || id[idlen] != ' ')
+    return NULL;
+  nc_strbuf b = {0};
+  nc_strbuf_printf(&b, "%.*s,%s%s", (int)(id + idlen - line), line, also, id + idlen);
+  return b.data;
+}

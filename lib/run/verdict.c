@@ -12,6 +12,7 @@
 #include "case_child.h"
 #include "case_table.h"
 #include "elf_info.h"
+#include "reproduce.h"
 #include "text.h"
 
 char *nc_sanitized(const char *s)
@@ -210,6 +211,13 @@ void nc_observations_fold(const nc_observations *obs, nc_report *r)
     if (res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_WARN)
       continue;
     res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
+    char *line = (int)first->seen_in == rule
+                     ? NULL
+                     : nc_reproduce_also(res->reproduce, nc_rule_text(first->seen_in));
+    if (line) { /* the rule's case alone would not see it */
+      free(res->reproduce);
+      res->reproduce = line;
+    }
     nc_result_set_reason(res, "%s (seen during %s, in %s; %zu observation%s in the run)",
                          first->text, nc_rule_text(first->seen_in),
                          first->callback[0] ? first->callback : "harness code", total,
