@@ -505,19 +505,24 @@ void nc_case_dev_07(nc_case *c)
   setup_close(&d);
 }
 
-/* DEV-08 over one window of cudasim's watch: allocations on another device
- * than the table's, and streams other than the two given, the contexts'
- * (judged only where the plugin could ask for them; given NULL: produce,
- * which has no context, and whatever stream it uses is its own choice). */
-static void window_report(nc_case *c, const char *when, const int *allocs, int ndev, int device,
-                          void *const *streams, int nstreams, void *const given[2])
+/* DEV-08 over a window of cudasim's whole-process watch: allocations on
+ * another device than the table's. */
+static void window_allocations(nc_case *c, const char *when, const int *allocs, int ndev,
+                               int device)
 {
   for (int dev = 0; dev < ndev && dev < 16; dev++)
     if (dev != device && allocs[dev])
       nc_fail(c, when, "device memory on the table's device",
               "%d allocation(s) on device %d; the table reports device %d", allocs[dev], dev,
               device);
-  for (int i = 0; i < nstreams && given && nc_services_streams_offered(); i++)
+}
+
+/* The same for streams other than the contexts' (given), judged only where
+ * the plugin could ask for them. */
+static void window_streams(nc_case *c, const char *when, void *const *streams, int nstreams,
+                           void *const given[2])
+{
+  for (int i = 0; i < nstreams && nc_services_streams_offered(); i++)
     if (!streams[i])
       nc_fail(c, when, "async work on the context's streams", "work on the default stream");
     else if (streams[i] != given[0] && streams[i] != given[1])
@@ -539,22 +544,23 @@ void nc_case_dev_08(nc_case *c)
   device_setup d;
   if (setup_open(c, &d) != 0)
     return;
-  /* produce runs before the host knows the new table's device: judged
-   * here against the first table's, over every thread. */
+  /* produce runs before the host knows the new table's device: its
+   * allocations are judged here against the first table's, over every
+   * thread (it has no context, so its streams are its own choice). */
   nc_cuda_watch_take(allocs, 16, streams, 8); /* forget the set-up */
   nve_ext_table_t t2;
   int made = nc_produce_table(c, &d.f, &t2) == 0;
-  int nstreams = nc_cuda_watch_take(allocs, 16, streams, 8);
-  window_report(c, "produce", allocs, ndev, d.device, streams, nstreams, NULL);
+  nc_cuda_watch_take(allocs, 16, streams, 8);
+  window_allocations(c, "produce", allocs, ndev, d.device);
   /* Table callbacks: the call wrappers watch the calling thread (in every
-   * case); here the other threads too (tasks, the plugin's own). */
+   * case); here the streams of the other threads too (tasks, the plugin's
+   * own). */
   device_round(c, &d.t, d.device, d.other, &d.b, 0, NULL);
-  nstreams = nc_cuda_watch_take(allocs, 16, streams, 8);
+  int nstreams = nc_cuda_watch_take(allocs, 16, streams, 8);
   nc_report_violations(c, NC_RULE_DEV_08, "table callbacks with device buffers",
                        "allocations on the table's device, async work on the context's streams");
   if (nc_violation_count(NC_RULE_DEV_08) == 0)
-    window_report(c, "table callbacks, on any thread", allocs, ndev, d.device, streams, nstreams,
-                  d.feed.streams);
+    window_streams(c, "table callbacks, on any thread", streams, nstreams, d.feed.streams);
   if (made)
     nc_call_table_destroy(&t2);
   setup_close(&d);

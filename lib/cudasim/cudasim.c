@@ -9,9 +9,8 @@
  * device memory the host cannot touch (the device view of an allocation
  * is an inaccessible mapping; copies go through a second mapping of the
  * same pages), streams and events (work completes at once), and the error
- * functions. Built
- * without CUDA headers: the few types it needs are declared here with the
- * runtime's values. */
+ * functions. Built without CUDA headers: the few types it needs are
+ * declared here with the runtime's values. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -73,9 +72,12 @@ static _Thread_local struct {
 static void cudasim_note_alloc(int device, size_t size)
 {
   (void)size;
-  if (device < 0)
+  /* Which device is current on a pool thread the contract leaves open, and
+   * a task runs on the caller or a helper as the pool schedules it: a
+   * task's allocations are not judged anywhere. */
+  if (device < 0 || scope.paused)
     return;
-  if (scope.open && !scope.paused && scope.device >= 0 && device != scope.device) {
+  if (scope.open && scope.device >= 0 && device != scope.device) {
     scope.wrong_allocs++;
     scope.wrong_device = device;
   }
@@ -86,11 +88,13 @@ static void cudasim_note_alloc(int device, size_t size)
 
 static void cudasim_note_stream(void *stream)
 {
-  int in_scope = 0;
-  for (int i = 0; i < scope.nstreams; i++)
-    in_scope |= scope.streams[i] == stream;
-  if (scope.open && !scope.paused && !in_scope && scope.nstreams < 8)
-    scope.streams[scope.nstreams++] = stream;
+  if (scope.open && !scope.paused) {
+    int seen = 0;
+    for (int i = 0; i < scope.nstreams; i++)
+      seen |= scope.streams[i] == stream;
+    if (!seen && scope.nstreams < 8)
+      scope.streams[scope.nstreams++] = stream;
+  }
   pthread_mutex_lock(&watch.lock);
   int seen = 0;
   for (int i = 0; i < watch.nstreams; i++)
@@ -586,9 +590,10 @@ EXPORT void cudasim_scope_begin(int device)
   scope.device = device;
 }
 
-/* Pauses (on != 0) and resumes this thread's scope: a task of the op may
- * run on the calling thread or a helper, as the pool schedules it, and the
- * verdict must not depend on which. */
+/* Pauses (on != 0) and resumes this thread's scope around an execute_n
+ * task: a task may run on the calling thread or a helper, as the pool
+ * schedules it, and the verdict must not depend on which. Its streams still
+ * reach the whole-process watch; its allocations nothing. */
 EXPORT void cudasim_scope_pause(int on) { scope.paused += on ? 1 : -1; }
 
 /* Closes it: how many allocations went to another device (the last such

@@ -9,10 +9,9 @@
  * Allocations are judged only when the table's device was current on
  * entry (the host's promise, which a plugin may rely on), and only on the
  * calling thread: plugin-owned threads and execute_n tasks (on whichever
- * thread they run) are not judged. Streams
- * are judged only where the plugin could ask for the context's (its
- * services table offers them and they are not made to fail). Under the
- * real runtime nothing is watched. */
+ * thread they run) are not judged. Streams are judged only where the
+ * plugin could ask for the context's (its services table offers them and
+ * they are not made to fail). Under the real runtime nothing is watched. */
 #ifndef NC_DEVICE_WATCH_H
 #define NC_DEVICE_WATCH_H
 

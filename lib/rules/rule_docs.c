@@ -515,7 +515,7 @@ const nc_rule_doc nc_rule_docs[NC_RULE_COUNT] = {
     .how = "The simulated runtime records the device of every allocation and the stream of "
            "every copy, set and launch a DEVICE table makes on the calling thread of each table "
            "callback, in every case; this rule's case watches every thread across produce "
-           "(allocations) and one round of callbacks. Allocations count when the table's device "
+           "(allocations) and one round of callbacks (streams). Allocations count when the table's device "
            "was current on entry; streams when the plugin's services table lets it ask for the "
            "context's.",
     .mistakes = "cudaMalloc before cudaSetDevice; passing stream 0.",
