@@ -58,6 +58,9 @@ static const char usage_text[] =
     "                           (TBL-11, TBL-12); the op rate is reported\n"
     "      --sweep-k K          run only step K of the allocation-failure sweeps\n"
     "                           (to reproduce one failure)\n"
+    "  -j, --jobs N             run N cases at once, each in a process of its own\n"
+    "                           (default: one per online CPU); the report is the\n"
+    "                           same for every N\n"
     "      --no-fork            run cases in this process (debugging only: a\n"
     "                           crashing plugin then ends nve-conform)\n"
     "\n"
@@ -166,6 +169,7 @@ static void parse(cli *c, int argc, char **argv)
       {"sweep-k", required_argument, NULL, OPT_SWEEP_K},
       {"schedule", required_argument, NULL, OPT_SCHEDULE},
       {"no-fork", no_argument, NULL, OPT_NO_FORK},
+      {"jobs", required_argument, NULL, 'j'},
       {"stress", no_argument, NULL, OPT_STRESS},
       {"cuda", required_argument, NULL, OPT_CUDA},
       {"sim-devices", required_argument, NULL, OPT_SIM_DEVICES},
@@ -187,7 +191,7 @@ static void parse(cli *c, int argc, char **argv)
       {NULL, 0, NULL, 0}};
   opterr = 0;
   int ch;
-  while ((ch = getopt_long(argc, argv, ":lr:f:vqhV", longopts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, ":lr:f:j:vqhV", longopts, NULL)) != -1) {
     double num;
     switch (ch) {
     case 'l': c->list = 1; break;
@@ -248,6 +252,13 @@ static void parse(cli *c, int argc, char **argv)
       if (!parse_number(optarg, &num) || num < 1 || num > 1000000 || num != (long)num)
         usage_error(c, "--sweep-k takes a whole number from 1 to 1000000 (got '%s')", optarg);
       c->opt.sweep_k = (long)num;
+      break;
+    case 'j':
+      if (!parse_number(optarg, &num) || num < 1 || num > NC_MAX_JOBS || num != (int)num)
+        usage_error(c, "--jobs takes a whole number from 1 to %d (got '%s')", NC_MAX_JOBS,
+                    optarg);
+      else
+        c->opt.jobs = (int)num;
       break;
     case OPT_NO_FORK: c->opt.no_fork = 1; break;
     case OPT_STRESS: c->opt.stress = 1; break;

@@ -104,8 +104,14 @@ void nc_canary_fill(void *p, size_t len, size_t salt)
 {
   const unsigned char *from = pattern_table() + salt % PERIOD;
   unsigned char *b = p;
-  for (size_t done = 0; done < len; done += PERIOD)
-    memcpy(b + done, from, len - done < PERIOD ? len - done : PERIOD);
+  size_t done = len < PERIOD ? len : PERIOD;
+  memcpy(b, from, done);
+  /* The pattern repeats every PERIOD bytes: copy what is written, doubling. */
+  while (done < len) {
+    size_t n = len - done < done ? len - done : done;
+    memcpy(b + done, b, n);
+    done += n;
+  }
 }
 
 long nc_canary_damage(const void *p, size_t len, size_t salt)

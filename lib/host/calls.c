@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "call_log.h"
 #include "context.h"
 #include "violations.h"
 #include "callback.h"
@@ -32,6 +33,7 @@ nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
 nve_status_t nc_call_produce(const nve_ext_table_factory_t *f, int64_t table_id,
                              const char *json, nve_ext_table_t *out)
 {
+  nc_call_log("produce", 0, 0, 0, 0);
   nc_callback_enter("factory produce");
   nve_status_t s = checked("factory produce", f->ops->produce(f->self, table_id, json, out));
   nc_callback_leave();
@@ -100,6 +102,7 @@ nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
                           uint64_t *hit_mask, int64_t value_stride, void *values,
                           int64_t *value_sizes)
 {
+  nc_call_log("find", n, value_stride, 0, 0);
   TABLE_BATCH_OP("find", n, t->ops->find(t->self, ctx, n, keys, hit_mask, value_stride, values,
                                 value_sizes))
 }
@@ -107,12 +110,14 @@ nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
 nve_status_t nc_call_insert(const nve_ext_table_t *t, int64_t n, const void *keys,
                             int64_t value_stride, int64_t value_size, const void *values)
 {
+  nc_call_log("insert", n, value_stride, value_size, 0);
   TABLE_BATCH_OP("insert", n, t->ops->insert(t->self, ctx, n, keys, value_stride, value_size, values))
 }
 
 nve_status_t nc_call_update(const nve_ext_table_t *t, int64_t n, const void *keys,
                             int64_t value_stride, int64_t value_size, const void *values)
 {
+  nc_call_log("update", n, value_stride, value_size, 0);
   TABLE_BATCH_OP("update", n, t->ops->update(t->self, ctx, n, keys, value_stride, value_size, values))
 }
 
@@ -120,17 +125,20 @@ nve_status_t nc_call_update_accumulate(const nve_ext_table_t *t, int64_t n, cons
                                        int64_t update_stride, int64_t update_size,
                                        const void *updates, nve_data_type_t dtype)
 {
+  nc_call_log("update_accumulate", n, update_stride, update_size, (int)dtype);
   TABLE_BATCH_OP("update_accumulate", n, t->ops->update_accumulate(t->self, ctx, n, keys, update_stride,
                                                           update_size, updates, dtype))
 }
 
 nve_status_t nc_call_erase(const nve_ext_table_t *t, int64_t n, const void *keys)
 {
+  nc_call_log("erase", n, 0, 0, 0);
   TABLE_BATCH_OP("erase", n, t->ops->erase(t->self, ctx, n, keys))
 }
 
 nve_status_t nc_call_clear(const nve_ext_table_t *t)
 {
+  nc_call_log("clear", 0, 0, 0, 0);
   TABLE_OP("clear", t->ops->clear(t->self, ctx))
 }
 
@@ -141,6 +149,7 @@ nve_status_t nc_call_reset_lookup_counter(const nve_ext_table_t *t)
 
 nve_status_t nc_call_get_lookup_counter(const nve_ext_table_t *t, int64_t *counter)
 {
+  nc_call_log("get_lookup_counter", 0, 0, 0, 0);
   TABLE_OP("get_lookup_counter", t->ops->get_lookup_counter(t->self, ctx, counter))
 }
 

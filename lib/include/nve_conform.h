@@ -28,6 +28,7 @@ extern "C" {
 #define NC_DEFAULT_TIMEOUT_S 5.0 /* per case, before NVE_CONFORM_TIMEOUT_MULTIPLIER */
 #define NC_DEFAULT_WORKERS 4     /* threads in the services pool */
 #define NC_DEFAULT_SIM_DEVICES 4 /* virtual devices of the simulated CUDA runtime */
+#define NC_MAX_JOBS 64           /* the most cases --jobs runs at once */
 
 /* Exit codes of the command line and of nc_report_exit_code(). */
 enum {
@@ -100,6 +101,9 @@ typedef struct nc_options {
   /* With baseline_path: compare with a report on another build of the same
    * plugin (by name), not only on the same file (by SHA-256). */
   int baseline_any_build;
+  /* Cases run at once, each in its process; 0: one per online CPU. The
+   * report is the same for every value. */
+  int jobs;
 } nc_options;
 
 void nc_options_init(nc_options *opt);

@@ -49,6 +49,7 @@ struct nc_report {
   char *profile;
   uint64_t seed;
   int workers;
+  int jobs; /* cases run at once */
   const char *schedule; /* the pool schedule's name */
   double timeout_s;
   int no_fork, strict, verbose;

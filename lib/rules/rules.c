@@ -30,3 +30,14 @@ const nc_rule_info *nc_rule_find(const char *id)
   int r = nc_rule_parse(id);
   return r < 0 ? NULL : &nc_rule_defs[r].info;
 }
+
+int nc_rule_slow_rank(nc_rule rule)
+{
+#define NC_SLOW_ROW(fam, num) NC_RULE_##fam##_##num,
+  static const nc_rule slow[] = {NC_SLOW_RULES(NC_SLOW_ROW)};
+#undef NC_SLOW_ROW
+  for (size_t i = 0; i < sizeof(slow) / sizeof(slow[0]); i++)
+    if (slow[i] == rule)
+      return (int)i;
+  return NC_RULE_COUNT;
+}

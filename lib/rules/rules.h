@@ -226,6 +226,16 @@ typedef struct nc_rule_def {
 
 extern const nc_rule_def nc_rule_defs[NC_RULE_COUNT];
 
+/* The cases that take longest (random sequences, the schedule matrix,
+ * failure sweeps, deep tables), longest first: with --jobs they start
+ * first, so that the rest runs beside them. A hint for speed only; the
+ * report's order and verdicts do not depend on it. */
+#define NC_SLOW_RULES(X) X(TBL, 11) X(SVC, 07) X(ERR, 06) X(TBL, 12) X(LIF, 02) X(LIF, 03)
+
+/* Where the rule stands in NC_SLOW_RULES (0 for the slowest), or
+ * NC_RULE_COUNT when it is not listed. */
+int nc_rule_slow_rank(nc_rule rule);
+
 /* "SYM-06" for NC_RULE_SYM_06 (NULL outside the table). */
 const char *nc_rule_text(nc_rule rule);
 /* The rule of an ID ("SYM-06"), or -1. */

@@ -128,9 +128,17 @@ static int marked(pid_t pid, const char *mark)
   return 0;
 }
 
-/* Kills and reaps the children of this process that pass keep_it (NULL:
- * all); returns how many it found. */
-static int kill_children(const char *mark)
+static int listed(pid_t pid, const pid_t *keep, size_t nkeep)
+{
+  for (size_t i = 0; i < nkeep; i++)
+    if (keep[i] == pid)
+      return 1;
+  return 0;
+}
+
+/* Kills and reaps the children of this process that carry mark (NULL:
+ * all), except those in keep; returns how many it found. */
+static int kill_children(const char *mark, const pid_t *keep, size_t nkeep)
 {
   pid_t self = getpid();
   int found = 0;
@@ -139,7 +147,8 @@ static int kill_children(const char *mark)
   while (d && (e = readdir(d)) != NULL) {
     char *end;
     long pid = strtol(e->d_name, &end, 10);
-    if (*end || pid <= 0 || parent_of((pid_t)pid) != self || (mark && !marked((pid_t)pid, mark)))
+    if (*end || pid <= 0 || parent_of((pid_t)pid) != self || listed((pid_t)pid, keep, nkeep) ||
+        (mark && !marked((pid_t)pid, mark)))
       continue;
     kill((pid_t)pid, SIGKILL);
     while (waitpid((pid_t)pid, NULL, __WALL) < 0 && errno == EINTR)
@@ -154,7 +163,7 @@ static int kill_children(const char *mark)
 void nc_contain_kill_children(void)
 {
   /* Killing a child reparents its own children here: until none is left. */
-  for (int round = 0; round < 64 && kill_children(NULL) > 0; round++)
+  for (int round = 0; round < 64 && kill_children(NULL, NULL, 0) > 0; round++)
     ;
 }
 
@@ -168,10 +177,10 @@ int nc_contain_run_begin(void)
 
 void nc_contain_run_end(int was_subreaper) { prctl(PR_SET_CHILD_SUBREAPER, was_subreaper); }
 
-void nc_contain_reap_orphans(void)
+void nc_contain_reap_orphans(const pid_t *keep, size_t nkeep)
 {
   char mark[64];
   snprintf(mark, sizeof(mark), "%s=%d", NC_CASE_MARK, (int)getpid());
-  for (int round = 0; round < 64 && kill_children(mark) > 0; round++)
+  for (int round = 0; round < 64 && kill_children(mark, keep, nkeep) > 0; round++)
     ;
 }

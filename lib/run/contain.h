@@ -11,6 +11,7 @@
 #ifndef NC_CONTAIN_H
 #define NC_CONTAIN_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /* The environment variable that marks a case process and its descendants:
@@ -26,10 +27,10 @@ void nc_contain_kill_children(void);
 
 /* In the run's process: becomes a subreaper (and says whether it was one),
  * and later kills the orphans of its cases (processes whose parent it now
- * is and which carry its mark). */
+ * is and which carry its mark), except the cases still running (keep). */
 int nc_contain_run_begin(void);
 void nc_contain_run_end(int was_subreaper);
-void nc_contain_reap_orphans(void);
+void nc_contain_reap_orphans(const pid_t *keep, size_t nkeep);
 
 /* The limits a case process gets, as "name=value" text for the report. */
 const char *nc_contain_limits_text(void);

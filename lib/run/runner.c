@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +25,13 @@
 
 #define OUTPUT_TAIL 4096
 
-/* The process group of the case running now, and the run's scratch
- * directory, for nc_abort_running_case. */
-static volatile sig_atomic_t running_pgid;
+/* The process groups of the cases running now (several with --jobs), for
+ * nc_abort_running_case and the orphan sweep, and the run's scratch
+ * directory. A slot is taken under live_lock together with the fork, so the
+ * sweep never sees a running case that is not yet listed. */
+#define LIVE_SLOTS NC_RUNNER_MAX_JOBS
+static volatile sig_atomic_t live_pgid[LIVE_SLOTS];
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static char scratch_dir[4096];
 static volatile sig_atomic_t scratch_set;
 
@@ -69,9 +74,11 @@ void nc_runner_remove_scratch(void) { remove_scratch(); }
 
 void nc_abort_running_case(void)
 {
-  pid_t pgid = (pid_t)running_pgid;
-  if (pgid > 0)
-    kill(-pgid, SIGKILL);
+  for (int i = 0; i < LIVE_SLOTS; i++) {
+    pid_t pgid = (pid_t)live_pgid[i];
+    if (pgid > 0)
+      kill(-pgid, SIGKILL);
+  }
   remove_scratch();
   nc_write_file_abort();
 }
@@ -162,13 +169,14 @@ typedef struct spawn {
   int page_fd;   /* the shared callback page (a memfd) */
   char *page;    /* its mapping here */
   int own_group;
+  int slot;       /* its entry in live_pgid, or -1 */
   sigset_t saved; /* the signal mask before the fork */
 } spawn;
 
 static int spawn_prepare(spawn *s, char *err, size_t errlen)
 {
   memset(s, 0, sizeof(*s));
-  s->fds[0] = s->fds[1] = s->outfd = s->page_fd = -1;
+  s->fds[0] = s->fds[1] = s->outfd = s->page_fd = s->slot = -1;
   if (pipe2(s->fds, O_CLOEXEC) != 0) {
     snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
     return -1;
@@ -232,20 +240,27 @@ static pid_t spawn_fork(spawn *s, char *err, size_t errlen)
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGTERM);
   sigaddset(&block, SIGHUP);
-  sigprocmask(SIG_BLOCK, &block, &s->saved);
+  pthread_sigmask(SIG_BLOCK, &block, &s->saved);
+  pthread_mutex_lock(&live_lock);
   pid_t pid = fork();
   if (pid < 0) {
-    sigprocmask(SIG_SETMASK, &s->saved, NULL);
+    pthread_mutex_unlock(&live_lock);
+    pthread_sigmask(SIG_SETMASK, &s->saved, NULL);
     snprintf(err, errlen, "cannot fork: %s", strerror(errno));
     return -1;
   }
   if (pid == 0)
     return 0;
-  if (s->own_group) {
+  if (s->own_group)
     setpgid(pid, pid); /* also here, so the kill below cannot race the child */
-    running_pgid = pid;
-  }
-  sigprocmask(SIG_SETMASK, &s->saved, NULL);
+  for (int i = 0; i < LIVE_SLOTS; i++)
+    if (live_pgid[i] == 0) {
+      live_pgid[i] = pid;
+      s->slot = i;
+      break;
+    }
+  pthread_mutex_unlock(&live_lock);
+  pthread_sigmask(SIG_SETMASK, &s->saved, NULL);
   close(s->fds[1]);
   s->fds[1] = -1;
   return pid;
@@ -308,13 +323,17 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
   }
   /* Take whatever is still buffered, then end the group: plugin code may
    * have left processes behind. */
-  if (s->own_group) {
+  if (s->own_group)
     kill(-pid, SIGKILL);
-    running_pgid = 0;
-  }
   if (!reaped) {
     kill(pid, SIGKILL);
     lost = wait_for(pid, &status, 0) < 0;
+  }
+  /* Reaped: the orphan sweep may now treat what is left as orphans. */
+  if (s->slot >= 0) {
+    pthread_mutex_lock(&live_lock);
+    live_pgid[s->slot] = 0;
+    pthread_mutex_unlock(&live_lock);
   }
   if (open_pipe) {
     fcntl(s->fds[0], F_SETFL, O_NONBLOCK);
@@ -478,6 +497,18 @@ int nc_run_program(char *const *argv, double timeout_s, nc_child_result *out, ch
   supervise(&s, pid, t0, timeout_s, out);
   spawn_release(&s);
   return 0;
+}
+
+void nc_runner_reap_orphans(void)
+{
+  pthread_mutex_lock(&live_lock);
+  pid_t keep[LIVE_SLOTS];
+  size_t n = 0;
+  for (int i = 0; i < LIVE_SLOTS; i++)
+    if (live_pgid[i] > 0)
+      keep[n++] = (pid_t)live_pgid[i];
+  nc_contain_reap_orphans(keep, n);
+  pthread_mutex_unlock(&live_lock);
 }
 
 void nc_child_result_free(nc_child_result *r)

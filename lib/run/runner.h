@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "nve_conform.h"
 #include "record.h"
 
 /* A child that keeps reporting progress may run past its timeout, up to
@@ -60,6 +61,13 @@ int nc_run_program(char *const *argv, double timeout_s, nc_child_result *out, ch
                    size_t errlen);
 
 void nc_child_result_free(nc_child_result *r);
+
+/* The most cases that run at once (--jobs). */
+#define NC_RUNNER_MAX_JOBS NC_MAX_JOBS
+
+/* Kills the orphans cases left behind (contain.h), sparing the cases that
+ * are still running. Safe while other threads start and supervise cases. */
+void nc_runner_reap_orphans(void);
 
 /* The run's scratch directory (NULL: none), which nc_abort_running_case
  * removes with everything in it. */

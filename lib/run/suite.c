@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,33 +288,47 @@ nc_report *nc_run_cut_short(int status)
   return r;
 }
 
-static int run_case(run_state *rs, nc_rule rule, int probe, nc_result *res, nc_child_result *cr)
+/* One case to run: what a worker thread needs, and what it leaves for the
+ * main thread, which turns it into a verdict in rule order. */
+typedef struct case_job {
+  nc_rule rule;
+  int probe;
+  size_t slot; /* the result's index in the report */
+  int rc;      /* 0, or -1: the harness could not start it (err says why) */
+  char err[600];
+  nc_child_result cr;
+  int done;
+} case_job;
+
+/* Starts the job's case process and waits for it to end. Touches nothing
+ * but the job, so several run at once on worker threads. */
+static void spawn_case(const run_state *rs, case_job *job)
 {
   const nc_config *cfg = rs->cfg;
-  char err[600];
-  int rc;
-  if (cfg->no_fork) {
-    in_process.report = rs->report;
-    in_process.result = res;
-    in_process.started = nc_now();
-  }
   if (rs->runner[0] && !cfg->no_fork) {
-    char *argv[] = {rs->runner, rs->config, (char *)nc_rule_text(rule), probe ? "probe" : NULL,
-                    NULL};
-    rc = nc_run_program(argv, cfg->timeout_s, cr, err, sizeof(err));
+    char *argv[] = {(char *)rs->runner, (char *)rs->config, (char *)nc_rule_text(job->rule),
+                    job->probe ? "probe" : NULL, NULL};
+    job->rc = nc_run_program(argv, cfg->timeout_s, &job->cr, job->err, sizeof(job->err));
   } else {
-    forked_case j = {cfg, rule, probe};
-    rc = nc_run_isolated(forked_case_body, &j, cfg->timeout_s, cfg->no_fork, 1, cr, err,
-                         sizeof(err));
+    forked_case j = {cfg, job->rule, job->probe};
+    job->rc = nc_run_isolated(forked_case_body, &j, cfg->timeout_s, cfg->no_fork, 1, &job->cr,
+                              job->err, sizeof(job->err));
   }
-  in_process.report = NULL;
   if (!cfg->no_fork)
-    nc_contain_reap_orphans(); /* what a killed case left behind */
-  if (rc != 0) {
+    nc_runner_reap_orphans(); /* what a killed case left behind */
+}
+
+/* The verdict from what the case process reported; in rule order, on the
+ * main thread (observations are folded in the order -j1 sees them). */
+static int finish_case(run_state *rs, case_job *job, nc_result *res)
+{
+  const nc_config *cfg = rs->cfg;
+  if (job->rc != 0) {
     res->verdict = NC_VERDICT_ERROR;
-    nc_result_set_reason(res, "the harness could not run the case: %s", err);
+    nc_result_set_reason(res, "the harness could not run the case: %s", job->err);
     return -1;
   }
+  nc_child_result *cr = &job->cr;
   nc_derive_result(res, cr, cfg);
   nc_observations_take(&rs->observations, cr);
   res->executed = 1;
@@ -321,6 +336,116 @@ static int run_case(run_state *rs, nc_rule rule, int probe, nc_result *res, nc_c
   if (cr->output && cr->output[0] && res->verdict != NC_VERDICT_PASS)
     res->output = nc_sanitized(cr->output);
   return 0;
+}
+
+static int run_case(run_state *rs, nc_rule rule, int probe, nc_result *res, nc_child_result *cr)
+{
+  case_job job;
+  memset(&job, 0, sizeof(job));
+  job.rule = rule;
+  job.probe = probe;
+  if (rs->cfg->no_fork) {
+    in_process.report = rs->report;
+    in_process.result = res;
+    in_process.started = nc_now();
+  }
+  spawn_case(rs, &job);
+  in_process.report = NULL;
+  int rc = finish_case(rs, &job, res);
+  *cr = job.cr;
+  return rc;
+}
+
+/* ---- running the cases, several at once ------------------------------------------ */
+
+typedef struct job_queue {
+  const run_state *rs;
+  case_job *jobs;
+  size_t *order; /* the jobs in the order they start */
+  size_t n, next;
+  pthread_mutex_t lock;
+  pthread_cond_t finished;
+} job_queue;
+
+static void *case_worker(void *arg)
+{
+  job_queue *q = arg;
+  for (;;) {
+    pthread_mutex_lock(&q->lock);
+    size_t i = q->next < q->n ? q->order[q->next++] : q->n;
+    pthread_mutex_unlock(&q->lock);
+    if (i == q->n)
+      return NULL;
+    spawn_case(q->rs, &q->jobs[i]);
+    pthread_mutex_lock(&q->lock);
+    q->jobs[i].done = 1;
+    pthread_cond_broadcast(&q->finished);
+    pthread_mutex_unlock(&q->lock);
+  }
+}
+
+/* How many cases run at once: what was asked (0: one per online CPU), at
+ * most one per job and NC_RUNNER_MAX_JOBS; 1 when cases cannot be exec'd
+ * (forking a threaded process to run plugin code is not safe). */
+static int job_count(const nc_options *opt, const run_state *rs, size_t njobs)
+{
+  long want = opt->jobs > 0 ? opt->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+  if (want < 1 || !rs->runner[0] || rs->cfg->no_fork)
+    want = 1;
+  if (want > NC_RUNNER_MAX_JOBS)
+    want = NC_RUNNER_MAX_JOBS;
+  if ((size_t)want > njobs)
+    want = njobs ? (long)njobs : 1;
+  return (int)want;
+}
+
+/* Runs every job, nthreads at once, and hands each to done() in order as
+ * soon as it and all before it have ended. */
+static void run_jobs(run_state *rs, case_job *jobs, size_t n, int nthreads,
+                     void (*started)(run_state *, case_job *, void *),
+                     void (*done)(run_state *, case_job *, void *), void *user)
+{
+  if (nthreads <= 1) {
+    for (size_t i = 0; i < n; i++) {
+      started(rs, &jobs[i], user);
+      spawn_case(rs, &jobs[i]);
+      done(rs, &jobs[i], user);
+    }
+    return;
+  }
+  /* The slowest start first (rules.h); the rest in rule order. */
+  size_t *order = malloc(n * sizeof(*order)), k = 0;
+  if (!order) {
+    run_jobs(rs, jobs, n, 1, started, done, user);
+    return;
+  }
+  for (int rank = 0; rank <= NC_RULE_COUNT; rank++)
+    for (size_t i = 0; i < n; i++)
+      if (nc_rule_slow_rank(jobs[i].rule) == rank ||
+          (rank == NC_RULE_COUNT && nc_rule_slow_rank(jobs[i].rule) >= rank))
+        order[k++] = i;
+  job_queue q = {rs, jobs, order, n, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+  pthread_t threads[NC_RUNNER_MAX_JOBS];
+  int started_threads = 0;
+  for (int t = 0; t < nthreads; t++)
+    if (pthread_create(&threads[started_threads], NULL, case_worker, &q) == 0)
+      started_threads++;
+  if (started_threads == 0) {
+    free(order);
+    run_jobs(rs, jobs, n, 1, started, done, user);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    started(rs, &jobs[i], user);
+    pthread_mutex_lock(&q.lock);
+    while (!jobs[i].done)
+      pthread_cond_wait(&q.finished, &q.lock);
+    pthread_mutex_unlock(&q.lock);
+    done(rs, &jobs[i], user);
+  }
+  for (int t = 0; t < started_threads; t++)
+    pthread_join(threads[t], NULL);
+  free(order);
 }
 
 /* A case blocked by a rule that did not fail in this report (it was not
@@ -338,6 +463,47 @@ static void unblocked_skips_are_errors(nc_report *r)
     if (!owner_failed)
       res->verdict = NC_VERDICT_ERROR;
   }
+}
+
+/* The caller's progress callbacks, called in rule order. */
+typedef struct progress {
+  const nc_options *opt;
+  size_t reported; /* results handed to on_result so far */
+} progress;
+
+static void report_progress(progress *pg, const nc_report *r, size_t upto)
+{
+  for (; pg->reported < upto; pg->reported++)
+    if (pg->opt->on_result)
+      pg->opt->on_result(pg->opt->on_result_user, pg->reported + 1, r->selected,
+                         r->results[pg->reported].rule->id, r->results[pg->reported].verdict);
+}
+
+static void job_started(run_state *rs, case_job *job, void *user)
+{
+  progress *pg = user;
+  report_progress(pg, rs->report, job->slot);
+  if (rs->cfg->no_fork) {
+    in_process.report = rs->report;
+    in_process.result = &rs->report->results[job->slot];
+    in_process.started = nc_now();
+  }
+  if (pg->opt->on_case_start)
+    pg->opt->on_case_start(pg->opt->on_result_user, job->slot, rs->report->selected,
+                           nc_rule_defs[job->rule].info.id);
+}
+
+static void job_done(run_state *rs, case_job *job, void *user)
+{
+  nc_report *r = rs->report;
+  nc_result *res = &r->results[job->slot];
+  in_process.report = NULL;
+  if (finish_case(rs, job, res) == 0)
+    r->executed++;
+  else
+    r->harness_error = 1;
+  nc_child_result_free(&job->cr);
+  report_progress(user, r, job->slot + 1);
 }
 
 nc_report *nc_run(const nc_options *opt)
@@ -392,8 +558,12 @@ nc_report *nc_run(const nc_options *opt)
                           sizeof(mismatch)) != 0)
     nc_report_usage_error(r, "baseline '%s': %s", opt->baseline_path, mismatch);
 
-  size_t done = 0;
-  for (int i = 0; i < NC_RULE_COUNT && !r->error; i++) {
+  /* Every selected rule gets its place in the report now; those whose
+   * case must run become jobs, run several at once and finished in rule
+   * order, so the report is the same whatever the job count. */
+  case_job *jobs = r->error ? NULL : calloc(r->selected ? r->selected : 1, sizeof(*jobs));
+  size_t njobs = 0;
+  for (int i = 0; i < NC_RULE_COUNT && jobs; i++) {
     nc_rule rule = (nc_rule)i;
     const nc_rule_info *info = &nc_rule_defs[rule].info;
     if (!selected(opt, rule))
@@ -413,21 +583,17 @@ nc_report *nc_run(const nc_options *opt)
       res->verdict = NC_VERDICT_SKIP;
       nc_result_set_reason(res, "%s", why);
     } else {
-      if (opt->on_case_start)
-        opt->on_case_start(opt->on_result_user, done, r->selected, info->id);
-      nc_child_result cr;
-      if (run_case(&rs, rule, 0, res, &cr) == 0) {
-        r->executed++;
-        nc_child_result_free(&cr);
-      } else {
-        r->harness_error = 1;
-      }
+      jobs[njobs].rule = rule;
+      jobs[njobs].slot = r->nresults - 1;
+      njobs++;
     }
     res->reproduce = nc_reproduce_line(&cfg, info->id);
-    done++;
-    if (opt->on_result)
-      opt->on_result(opt->on_result_user, done, r->selected, info->id, res->verdict);
   }
+  progress pg = {opt, 0};
+  r->jobs = job_count(opt, &rs, njobs);
+  run_jobs(&rs, jobs, njobs, r->jobs, job_started, job_done, &pg);
+  report_progress(&pg, r, r->nresults);
+  free(jobs);
   nc_result_release(&probe_res); /* when SYM-06 was not selected */
   nc_observations_fold(&rs.observations, r);
   nc_observations_free(&rs.observations);

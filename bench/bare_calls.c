@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The floor for make bench-suite: replays a call log (NVE_CONFORM_CALL_LOG,
+ * lib/host/call_log.h) against a plugin with nothing around the calls: no
+ * guarded buffers, no model, no context bookkeeping, no case processes.
+ * The services are the plainest that work (tasks run in a loop on the
+ * calling thread, scratch is malloc). Keys come from a fixed pool, values
+ * are zeros; what is measured is the plugin doing the same calls, in the
+ * same sizes, as the harness made it do.
+ *
+ * Usage: bare_calls PLUGIN.so CALL_LOG [TABLE_CONFIG_JSON]
+ * Prints: "bare: CALLS calls in SECONDS s".
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plugin/nve_external_plugin.h"
+#include "plugin/nve_plugin_common.h"
+
+#define KEY_POOL 50000
+
+/* ---- the plainest services ------------------------------------------------------- */
+
+static nve_status_t num_workers(nve_ext_context_t ctx, int64_t *out)
+{
+  (void)ctx;
+  *out = 1;
+  return NVE_SUCCESS;
+}
+
+static nve_status_t execute_n(nve_ext_context_t ctx, int64_t n,
+                              nve_status_t (*task)(void *, int64_t), void *user)
+{
+  (void)ctx;
+  nve_status_t first = NVE_SUCCESS;
+  for (int64_t i = 0; i < n; i++) {
+    nve_status_t s = task(user, i);
+    if (s != NVE_SUCCESS && first == NVE_SUCCESS)
+      first = s;
+  }
+  return first;
+}
+
+static nve_status_t execute_n_wg(nve_ext_context_t ctx, int64_t n,
+                                 nve_status_t (*task)(void *, int64_t), void *user,
+                                 const int64_t *wg, int64_t nwg, int64_t per_wg)
+{
+  (void)wg, (void)nwg, (void)per_wg;
+  return execute_n(ctx, n, task, user);
+}
+
+static nve_status_t no_stream(nve_ext_context_t ctx, void **out)
+{
+  (void)ctx;
+  *out = NULL;
+  return NVE_SUCCESS;
+}
+
+/* Scratch: a few named buffers that only grow. */
+static struct {
+  char name[64];
+  void *p;
+  size_t size;
+} scratch[16];
+
+static nve_status_t get_scratch(nve_ext_context_t ctx, const char *name, size_t size,
+                                int32_t host_alloc, void **out)
+{
+  (void)ctx, (void)host_alloc;
+  for (int i = 0; i < 16; i++) {
+    if (scratch[i].p && strcmp(scratch[i].name, name) != 0)
+      continue;
+    if (!scratch[i].p)
+      snprintf(scratch[i].name, sizeof(scratch[i].name), "%s", name);
+    if (scratch[i].size < size) {
+      free(scratch[i].p);
+      scratch[i].p = malloc(size ? size : 1);
+      scratch[i].size = scratch[i].p ? size : 0;
+    }
+    *out = scratch[i].p;
+    return scratch[i].p ? NVE_SUCCESS : NVE_ERROR_OUT_OF_MEMORY;
+  }
+  return NVE_ERROR_OUT_OF_MEMORY;
+}
+
+static const char *services_error(nve_ext_context_t ctx)
+{
+  (void)ctx;
+  return "";
+}
+
+static const nve_ext_nve_services_t services = {
+    sizeof(nve_ext_nve_services_t), num_workers, execute_n, execute_n_wg, no_stream, no_stream,
+    get_scratch, services_error};
+
+/* ---- replaying --------------------------------------------------------------------- */
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+typedef struct table {
+  nve_ext_table_factory_t factory;
+  nve_ext_table_t t;
+  int64_t key_size, invalid;
+  unsigned char *keys, *values, *sizes, *mask;
+  size_t keys_cap, values_cap;
+  uint64_t next_key;
+} table;
+
+static int grow(unsigned char **p, size_t *cap, size_t want)
+{
+  if (want <= *cap)
+    return 0;
+  free(*p);
+  *p = calloc(1, want);
+  *cap = *p ? want : 0;
+  return *p ? 0 : -1;
+}
+
+/* n keys from the pool, none of them the invalid key. */
+static int make_keys(table *tb, int64_t n)
+{
+  size_t need = (size_t)n * 8 + 8;
+  if (grow(&tb->keys, &tb->keys_cap, need) != 0)
+    return -1;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t k = (int64_t)(tb->next_key++ % KEY_POOL) * 7919 + 13;
+    if (k == tb->invalid)
+      k++;
+    if (tb->key_size == 4) {
+      int32_t k32 = (int32_t)k;
+      memcpy(tb->keys + 4 * i, &k32, 4);
+    } else {
+      memcpy(tb->keys + 8 * i, &k, 8);
+    }
+  }
+  return 0;
+}
+
+static int produce(table *tb, const char *config)
+{
+  if (tb->t.ops)
+    tb->t.ops->destroy(tb->t.self);
+  memset(&tb->t, 0, sizeof(tb->t));
+  if (tb->factory.ops->produce(tb->factory.self, 0, config, &tb->t) != NVE_SUCCESS || !tb->t.ops)
+    return -1;
+  tb->key_size = tb->t.ops->key_size(tb->t.self);
+  tb->invalid = tb->t.ops->invalid_key(tb->t.self);
+  return 0;
+}
+
+/* One line of the log; 1 when it was a call, 0 when skipped, -1 on error. */
+static int replay(table *tb, const char *line, const char *config)
+{
+  char op[32];
+  long long n, stride, size;
+  int dtype;
+  if (sscanf(line, "%31s n=%lld stride=%lld size=%lld dtype=%d", op, &n, &stride, &size,
+             &dtype) != 5)
+    return 0;
+  if (strcmp(op, "produce") == 0)
+    return produce(tb, config) == 0 ? 1 : -1;
+  int64_t keys = n > 0 ? n : 0;
+  long long width = stride > size ? stride : size;
+  size_t bytes = (size_t)keys * (size_t)(width > 0 ? width : 0) + (size_t)(size > 0 ? size : 0) + 8;
+  if (make_keys(tb, keys) != 0 || grow(&tb->values, &tb->values_cap, bytes) != 0)
+    return -1;
+  size_t side = (size_t)keys * 8 + 64;
+  free(tb->sizes);
+  free(tb->mask);
+  tb->sizes = calloc(1, side);
+  tb->mask = calloc(1, side);
+  if (!tb->sizes || !tb->mask)
+    return -1;
+  void *self = tb->t.self;
+  nve_ext_context_t ctx = (nve_ext_context_t)tb; /* any non-NULL handle */
+  const nve_ext_table_ops_t *ops = tb->t.ops;
+  if (strcmp(op, "find") == 0)
+    ops->find(self, ctx, n, tb->keys, (uint64_t *)tb->mask, stride, tb->values,
+              (int64_t *)tb->sizes);
+  else if (strcmp(op, "insert") == 0)
+    ops->insert(self, ctx, n, tb->keys, stride, size, tb->values);
+  else if (strcmp(op, "update") == 0)
+    ops->update(self, ctx, n, tb->keys, stride, size, tb->values);
+  else if (strcmp(op, "update_accumulate") == 0)
+    ops->update_accumulate(self, ctx, n, tb->keys, stride, size, tb->values,
+                           (nve_data_type_t)dtype);
+  else if (strcmp(op, "erase") == 0)
+    ops->erase(self, ctx, n, tb->keys);
+  else if (strcmp(op, "clear") == 0)
+    ops->clear(self, ctx);
+  else if (strcmp(op, "get_lookup_counter") == 0) {
+    int64_t counter;
+    ops->get_lookup_counter(self, ctx, &counter);
+  } else
+    return 0;
+  return 1;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 3) {
+    fprintf(stderr, "usage: bare_calls PLUGIN.so CALL_LOG [TABLE_CONFIG_JSON]\n");
+    return 2;
+  }
+  const char *config = argc > 3 ? argv[3] : "{}";
+  void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    fprintf(stderr, "bare_calls: %s\n", dlerror());
+    return 1;
+  }
+  void (*set_services)(const nve_ext_nve_services_t *) =
+      (void (*)(const nve_ext_nve_services_t *))dlsym(h, "nve_plugin_set_nve_services");
+  nve_status_t (*create)(const char *, nve_ext_table_factory_t *, const char **) =
+      (nve_status_t(*)(const char *, nve_ext_table_factory_t *, const char **))dlsym(
+          h, "nve_plugin_create_external_factory");
+  FILE *log = fopen(argv[2], "r");
+  if (!create || !log) {
+    fprintf(stderr, "bare_calls: no creation symbol in %s, or cannot read %s\n", argv[1], argv[2]);
+    return 1;
+  }
+  if (set_services)
+    set_services(&services);
+  table tb;
+  memset(&tb, 0, sizeof(tb));
+  const char *err = NULL;
+  if (create("{}", &tb.factory, &err) != NVE_SUCCESS || produce(&tb, config) != 0) {
+    fprintf(stderr, "bare_calls: the plugin refused the configuration: %s\n", err ? err : "");
+    return 1;
+  }
+  char line[256];
+  long calls = 0;
+  double t0 = now();
+  while (fgets(line, sizeof(line), log)) {
+    int r = replay(&tb, line, config);
+    if (r < 0) {
+      fprintf(stderr, "bare_calls: out of memory, or produce failed, at: %s", line);
+      return 1;
+    }
+    calls += r;
+  }
+  double seconds = now() - t0;
+  fclose(log);
+  printf("bare: %ld calls in %.3f s\n", calls, seconds);
+  return 0;
+}
