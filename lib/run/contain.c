@@ -22,12 +22,14 @@
 
 typedef struct limits {
   long as_mib, fsize_mib, nproc;
+  long total_mib; /* the run's memory, shared out between the cases at once */
 } limits;
 
-/* NVE_CONFORM_LIMITS="as=MIB,fsize=MIB,nproc=N" over the defaults; 0: none. */
+/* NVE_CONFORM_LIMITS="as=MIB,fsize=MIB,nproc=N,total=MIB" over the
+ * defaults; 0: none. */
 static limits read_limits(void)
 {
-  limits l = {DEFAULT_AS_MIB, DEFAULT_FSIZE_MIB, DEFAULT_NPROC};
+  limits l = {DEFAULT_AS_MIB, DEFAULT_FSIZE_MIB, DEFAULT_NPROC, 0};
   const char *env = getenv("NVE_CONFORM_LIMITS");
   char copy[256];
   snprintf(copy, sizeof(copy), "%s", env ? env : "");
@@ -44,6 +46,8 @@ static limits read_limits(void)
       l.fsize_mib = v;
     else if (strcmp(tok, "nproc") == 0)
       l.nproc = v;
+    else if (strcmp(tok, "total") == 0)
+      l.total_mib = v;
   }
   return l;
 }
@@ -56,6 +60,22 @@ const char *nc_contain_limits_text(void)
            "files",
            l.as_mib, l.fsize_mib, l.nproc);
   return text;
+}
+
+int nc_contain_max_jobs(int want, char *note, size_t notelen)
+{
+  limits l = read_limits();
+  note[0] = '\0';
+  if (l.total_mib <= 0 || l.as_mib <= 0 || (long long)want * l.as_mib <= l.total_mib)
+    return want;
+  int can = (int)(l.total_mib / l.as_mib);
+  if (can < 1)
+    can = 1;
+  snprintf(note, notelen,
+           "%d cases at once would need %lld MiB (%ld MiB each), more than the run's %ld MiB "
+           "(NVE_CONFORM_LIMITS total=); %d at once instead",
+           want, (long long)want * l.as_mib, l.as_mib, l.total_mib, can);
+  return can;
 }
 
 static void set_limit(int resource, rlim_t value)

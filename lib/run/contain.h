@@ -25,6 +25,11 @@ void nc_contain_case(void);
  * reparented daemons included. */
 void nc_contain_kill_children(void);
 
+/* How many cases may run at once when want were asked: each keeps its own
+ * address-space limit (as=), so that many must fit in the run's memory
+ * (total=, none by default). When fewer, note says why. */
+int nc_contain_max_jobs(int want, char *note, size_t notelen);
+
 /* In the run's process: becomes a subreaper (and says whether it was one),
  * and later kills the orphans of its cases (processes whose parent it now
  * is and which carry its mark), except the cases still running (keep). */

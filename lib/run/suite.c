@@ -590,7 +590,8 @@ nc_report *nc_run(const nc_options *opt)
     res->reproduce = nc_reproduce_line(&cfg, info->id);
   }
   progress pg = {opt, 0};
-  r->jobs = job_count(opt, &rs, njobs);
+  char jobs_note[300];
+  r->jobs = nc_contain_max_jobs(job_count(opt, &rs, njobs), jobs_note, sizeof(jobs_note));
   run_jobs(&rs, jobs, njobs, r->jobs, job_started, job_done, &pg);
   report_progress(&pg, r, r->nresults);
   free(jobs);
@@ -610,8 +611,10 @@ nc_report *nc_run(const nc_options *opt)
     r->baseline_path = strdup(opt->baseline_path);
   if (r->executed < r->selected && !r->error)
     r->note = nc_strdupf("%zu of %zu selected rules ran; the others were skipped or blocked "
-                         "(each says why)",
-                         r->executed, r->selected);
+                         "(each says why)%s%s",
+                         r->executed, r->selected, jobs_note[0] ? "; " : "", jobs_note);
+  else if (jobs_note[0] && !r->error)
+    r->note = nc_strdupf("%s", jobs_note);
   r->seconds = nc_now() - t0;
   nc_runner_scratch(NULL);
   if (was_subreaper >= 0)
