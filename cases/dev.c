@@ -91,7 +91,7 @@ static int decoys_for(nc_case *c, int need, decoys *d)
     return -1;
   char why[160];
   if (nc_caps_location_problem(&caps, nc_cuda_device_count(), why, sizeof(why))) {
-    nc_skip(c, "blocked: the host rejects the table: %s (DEV-01)", why);
+    nc_skip_blocked(c, NC_RULE_DEV_01, "the host rejects the table: %s", why);
     return -1;
   }
   if (caps.location == NVE_BUFFER_LOCATION_HOST) {

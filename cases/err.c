@@ -54,7 +54,7 @@ static int open_subject(nc_case *c, subject *s)
   s->key_size = nc_call_key_size(&s->t);
   s->row = nc_call_max_row_size(&s->t);
   if (s->row <= 0 || s->row > (1 << 20) || (s->key_size != 4 && s->key_size != 8)) {
-    nc_skip(c, "blocked: the table's key size or row size is unusable (TBL-01)");
+    nc_skip_blocked(c, NC_RULE_TBL_01, "the table's key size or row size is unusable");
     nc_close_table(&s->f, &s->t);
     return -1;
   }
@@ -427,6 +427,7 @@ static const char *const services[] = {"execute_n", "execute_n_wg", "get_scratch
 typedef struct err06_run {
   unsigned char *hits; /* ERR06_FINDS x n: 1 hit, 0 miss */
   int failed;          /* ops that returned a failure */
+  const char *first_failed; /* the op of the first one */
   char silent[160];    /* the first failure without a message */
   int64_t missing;     /* keys the clean run found and this one did not */
   char first_missing[160];
@@ -442,7 +443,8 @@ static int err06_step(nc_tk *k, err06_run *r, const char *op, nve_status_t s)
   if (!msg[0] && !r->silent[0])
     snprintf(r->silent, sizeof(r->silent), "%s returned status %d with an empty last_error", op,
              (int)s);
-  r->failed++;
+  if (!r->failed++)
+    r->first_failed = op;
   return 1;
 }
 
@@ -494,7 +496,7 @@ static void err06_sequence(nc_tk *k, const int64_t *keys, int64_t n, err06_run *
  * when no table could be made. */
 static long err06_try(nc_case *c, const char *service, const int64_t *keys, int64_t n,
                       err06_run *r, const err06_run *clean, int64_t *mismatches, char *first,
-                      size_t firstlen)
+                      size_t firstlen, nc_rule *owner)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
@@ -507,6 +509,8 @@ static long err06_try(nc_case *c, const char *service, const int64_t *keys, int6
   long calls = service ? nc_services_calls(service) - before : 0;
   *mismatches = k.mismatches;
   snprintf(first, firstlen, "%s", k.mismatch);
+  if (owner)
+    *owner = k.mismatch_owner;
   nc_tk_close(&k, &f);
   return calls;
 }
@@ -535,18 +539,24 @@ void nc_case_err_06(nc_case *c)
   int64_t mismatches;
   char first[768];
   int used = 0;
-  if (err06_try(c, NULL, keys, n, &clean, NULL, &mismatches, first, sizeof(first)) < 0)
+  nc_rule owner = NC_RULE_TBL_02;
+  if (err06_try(c, NULL, keys, n, &clean, NULL, &mismatches, first, sizeof(first), &owner) < 0)
     goto out;
   if (clean.failed || mismatches) {
-    nc_skip(c, "inconclusive: the sequence does not run cleanly even without an injected "
-               "failure (%s); the TBL rules judge that",
-            clean.failed ? "an op failed" : "answers disagree with the model");
+    /* Without an injected failure the sequence already goes wrong: that is
+     * the op's own rule's defect, and this one cannot be judged. */
+    if (clean.failed)
+      nc_skip_blocked(c, nc_op_owner(clean.first_failed ? clean.first_failed : "find"),
+                      "%s fails without an injected service failure",
+                      clean.first_failed ? clean.first_failed : "an op");
+    else
+      nc_skip_blocked(c, owner, "without an injected service failure: %s", first);
     goto out;
   }
   for (size_t i = 0; i < sizeof(services) / sizeof(services[0]); i++) {
     err06_run r = {.hits = hits + ERR06_FINDS * n};
     long calls = err06_try(c, services[i], keys, n, &r, &clean, &mismatches, first,
-                           sizeof(first));
+                           sizeof(first), NULL);
     if (calls < 0)
       goto out;
     if (calls == 0)

@@ -95,7 +95,7 @@ static void check_metadata_string(nc_case *c, const char *sym, const char *(*fn)
 void nc_case_sym_02(nc_case *c)
 {
   if (!c->plugin->name && !c->plugin->author) {
-    nc_skip(c, "blocked: neither nve_plugin_name nor nve_plugin_author is exported (SYM-01)");
+    nc_skip_blocked(c, NC_RULE_SYM_01, "neither nve_plugin_name nor nve_plugin_author is exported");
     return;
   }
   check_metadata_string(c, "nve_plugin_name", c->plugin->name);
@@ -106,7 +106,7 @@ void nc_case_sym_02(nc_case *c)
 static int32_t read_mode(nc_case *c)
 {
   if (!c->plugin->mode) {
-    nc_skip(c, "blocked: nve_plugin_mode is not exported (SYM-01)");
+    nc_skip_blocked(c, NC_RULE_SYM_01, "nve_plugin_mode is not exported");
     return -1;
   }
   nc_callback_enter("nve_plugin_mode");
@@ -142,7 +142,7 @@ void nc_case_sym_04(nc_case *c)
     sym = "nve_plugin_create_external_factory";
     fn = (const void *)c->plugin->create_external_factory;
   } else {
-    nc_skip(c, "blocked: mode %d is neither internal nor external (SYM-03)", (int)mode);
+    nc_skip_blocked(c, NC_RULE_SYM_03, "mode %d is neither internal nor external", (int)mode);
     return;
   }
   char call[96];

@@ -178,18 +178,25 @@ void nc_case_tbl_06(nc_case *c)
 
 /* One accumulate of updates of dtype into freshly stored keys (half of
  * them stored), then a find that checks the sums. Returns its status. */
-static nve_status_t accumulate_round(nc_tk *k, const int64_t *keys, int64_t n, int dtype,
-                                     uint64_t tag)
+/* One dtype's round: fresh rows for half the keys, then an accumulate of
+ * updates of dtype into all of them, then a find that checks the sums.
+ * Returns -1 when the rows could not be written (the insert's failure is
+ * TBL-02's, already recorded), 0 when no update_size fits (*s untouched),
+ * else 1 with the accumulate's status in *s. */
+static int accumulate_round(nc_tk *k, const int64_t *keys, int64_t n, int dtype, uint64_t tag,
+                            nve_status_t *s, int64_t *size)
 {
+  *size = nc_tk_update_size(k, (nve_data_type_t)dtype, 0);
+  if (!*size && nc_dtype_width((nve_data_type_t)dtype))
+    return 0; /* an element wider than the row: no size is a multiple of it */
+  if (!*size) /* no element type the harness knows: a plausible size */
+    *size = k->row >= 4 ? k->row / 4 * 4 : k->row;
   /* Fresh rows first: a failed accumulate may have left any bytes. */
   if (nc_tk_insert(k, n / 2, keys, 0, tag, 0) != NVE_SUCCESS)
-    return NVE_ERROR_RUNTIME;
-  int64_t size = nc_tk_update_size(k, (nve_data_type_t)dtype, 0);
-  if (!size) /* no element type the harness knows: a plausible size */
-    size = k->row >= 4 ? k->row / 4 * 4 : k->row;
-  nve_status_t s = nc_tk_accumulate(k, n, keys, (nve_data_type_t)dtype, size, tag + 1, 1);
+    return -1;
+  *s = nc_tk_accumulate(k, n, keys, (nve_data_type_t)dtype, *size, tag + 1, 1);
   nc_tk_find(k, n, keys, NULL, NULL);
-  return s;
+  return 1;
 }
 
 void nc_case_tbl_07(nc_case *c)
@@ -221,10 +228,22 @@ void nc_case_tbl_07(nc_case *c)
     /* A float32 table must take float32 updates; every other combination
      * may be refused (doc/contract.md#update-accumulate). */
     int required = d == NVE_DTYPE_FLOAT32 && k.caps.dtype == NVE_DTYPE_FLOAT32;
-    nve_status_t s = accumulate_round(&k, keys, N, d, 100 + 10 * i);
-    char call[96];
-    snprintf(call, sizeof(call), "update_accumulate (%s values, %s updates, dtype %d)",
-             nc_dtype_name(k.caps.dtype), nc_dtype_name((nve_data_type_t)d), d);
+    nve_status_t s = NVE_SUCCESS;
+    int64_t size = 0;
+    int round = accumulate_round(&k, keys, N, d, 100 + 10 * i, &s, &size);
+    char call[160];
+    snprintf(call, sizeof(call), "update_accumulate (n=%lld, update_size=%lld, %s values, %s "
+             "updates, dtype %d)", (long long)N, (long long)size, nc_dtype_name(k.caps.dtype),
+             nc_dtype_name((nve_data_type_t)d), d);
+    if (round < 0)
+      break; /* no rows to add into: the insert's failure blocks the rest */
+    if (round == 0) {
+      nc_note(c, call, "update_size a multiple of the dtype's element size",
+              "not sent: a %s element (%lld bytes) is larger than the %lld-byte row",
+              nc_dtype_name((nve_data_type_t)d), (long long)nc_dtype_width((nve_data_type_t)d),
+              (long long)k.row);
+      continue;
+    }
     if (s == NVE_SUCCESS) {
       accepted++;
       if (!nc_dtype_defined(d) || d == NVE_DTYPE_UNKNOWN)
@@ -246,7 +265,7 @@ void nc_case_tbl_07(nc_case *c)
       nc_note(c, call, "a failure, or the converted sums", "status %d: refused", (int)s);
     }
   }
-  if (keys && !accepted)
+  if (keys && !accepted && !k.mismatches)
     nc_skip(c, "inconclusive: the table refused updates of every dtype, so no sum could be "
                "checked");
   free(keys);
@@ -295,7 +314,6 @@ void nc_case_tbl_09(nc_case *c)
     return;
   int64_t N = nc_tk_batch(&k, 150), *keys = keys_for(&k, N);
   int counts_hits = k.caps.counter_hits != 0;
-  k.check_values = 0; /* the counter only */
   nve_status_t s = nc_call_reset_lookup_counter(&k.t);
   if (s != NVE_SUCCESS)
     nc_fail(c, "reset_lookup_counter", "NVE_SUCCESS", "status %d", (int)s);
@@ -305,13 +323,16 @@ void nc_case_tbl_09(nc_case *c)
     for (int round = 0; round < 2; round++) {
       int64_t n = round ? N * 2 / 5 : N;
       int64_t hits = nc_tk_find(&k, n, keys + (round ? N * 7 / 15 : 0), NULL, NULL);
-      if (hits < 0)
+      /* Wrong answers are the find's rule's (recorded); the counter is
+       * judged only against answers that agree with the model. */
+      if (hits < 0 || k.mismatches)
         break;
       counted += counts_hits ? hits : n - hits;
       expect_counter(c, &k, round ? "after a second find" : "after a find", counted);
     }
     nc_call_reset_lookup_counter(&k.t);
-    expect_counter(c, &k, "after a reset following finds", 0);
+    if (!k.mismatches)
+      expect_counter(c, &k, "after a reset following finds", 0);
     nc_note(c, "the lookup counter", counts_hits ? "counts hits" : "counts misses",
             "checked after reset and after finds of %lld and %lld keys", (long long)N,
             (long long)(N * 2 / 5));
@@ -386,8 +407,10 @@ void nc_case_tbl_12(nc_case *c)
   if (nc_tk_open(&k, &f, c) != 0)
     return;
   int64_t stored = nc_tk_batch(&k, STORED), *keys = keys_for(&k, stored);
+  /* The serial find pins the model; when it already disagrees, that is
+   * the op's own rule's defect (recorded), and concurrency is not judged. */
   if (keys && nc_tk_insert(&k, stored, keys, 0, 1, 0) == NVE_SUCCESS &&
-      nc_tk_find(&k, stored, keys, NULL, NULL) >= 0) { /* pins the model */
+      nc_tk_find(&k, stored, keys, NULL, NULL) >= 0 && k.mismatches == 0) {
     int nthreads = c->cfg->stress ? STRESS_READERS : READERS;
     int rounds = c->cfg->stress ? STRESS_ROUNDS : ROUNDS;
     reader readers[STRESS_READERS];

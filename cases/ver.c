@@ -14,7 +14,7 @@
 static int read_version(nc_case *c, uint32_t *major, uint32_t *minor)
 {
   if (!c->plugin->abi_version_major || !c->plugin->abi_version_minor) {
-    nc_skip(c, "blocked: a version symbol is not exported (SYM-01)");
+    nc_skip_blocked(c, NC_RULE_SYM_01, "a version symbol is not exported");
     return -1;
   }
   nc_callback_enter("nve_plugin_abi_version_major");
@@ -151,11 +151,11 @@ void nc_case_ver_04(nc_case *c)
   if (nc_create_factory(c, &f) != 0)
     return;
   if (!f.ops) {
-    nc_skip(c, "blocked: the factory has no ops (VER-03)");
+    nc_skip_blocked(c, NC_RULE_VER_03, "the factory has no ops");
     return;
   }
   if (f.ops->struct_size < sizeof(nve_ext_table_factory_ops_t) || !f.ops->produce) {
-    nc_skip(c, "blocked: the factory ops do not cover ABI 1.0 (VER-03)");
+    nc_skip_blocked(c, NC_RULE_VER_03, "the factory ops do not cover ABI 1.0");
     return;
   }
   check_size(c, "factory ops struct_size", f.ops->struct_size,

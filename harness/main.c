@@ -70,6 +70,8 @@ static const char usage_text[] =
     "      --tap FILE           write a TAP version 13 report to FILE\n"
     "      --sarif FILE         write a SARIF 2.1.0 report to FILE\n"
     "      --html FILE          write a self-contained HTML report to FILE\n"
+    "      --evidence WHICH     bounded (default: the first lines of each kind of\n"
+    "                           evidence and a count of the rest) or all\n"
     "      --strict             SHOULD-rule warnings (and unused or expired waivers)\n"
     "                           fail the run\n"
     "      --waivers FILE       accept listed failures for a while, with a reason (JSON)\n"
@@ -152,7 +154,7 @@ static int parse_decimal(const char *s, const char **end, unsigned *out)
 static void parse(cli *c, int argc, char **argv)
 {
   enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML, OPT_CUDA, OPT_SIM_DEVICES, OPT_BASELINE_ANY, OPT_FORMAT, OPT_EXPLAIN };
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML, OPT_CUDA, OPT_SIM_DEVICES, OPT_BASELINE_ANY, OPT_FORMAT, OPT_EXPLAIN, OPT_EVIDENCE };
   static const struct option longopts[] = {
       {"list", no_argument, NULL, 'l'},
       {"format", required_argument, NULL, OPT_FORMAT},
@@ -182,6 +184,7 @@ static void parse(cli *c, int argc, char **argv)
       {"sarif", required_argument, NULL, OPT_SARIF},
       {"html", required_argument, NULL, OPT_HTML},
       {"strict", no_argument, NULL, OPT_STRICT},
+      {"evidence", required_argument, NULL, OPT_EVIDENCE},
       {"color", required_argument, NULL, OPT_COLOR},
       {"colour", required_argument, NULL, OPT_COLOR},
       {"verbose", no_argument, NULL, 'v'},
@@ -283,6 +286,14 @@ static void parse(cli *c, int argc, char **argv)
     case OPT_BASELINE_ANY: c->opt.baseline_any_build = 1; break;
     case OPT_SARIF: c->sarif_path = optarg; break;
     case OPT_STRICT: c->opt.strict = 1; break;
+    case OPT_EVIDENCE:
+      if (strcmp(optarg, "all") == 0)
+        c->opt.evidence_all = 1;
+      else if (strcmp(optarg, "bounded") == 0)
+        c->opt.evidence_all = 0;
+      else
+        usage_error(c, "--evidence takes bounded or all (got '%s')", optarg);
+      break;
     case OPT_COLOR:
       if (strcmp(optarg, "auto") == 0)
         c->colour = -1;

@@ -4,7 +4,8 @@
  * Compares a JSON report with the verdicts a fixture must get. SPEC words
  * are RULE=VERDICT, where RULE is an ID or a glob ("SVC-*"); an exact ID
  * wins over a glob (the first glob that matches), and a glob over "*", which
- * covers every other rule. Every result
+ * covers every other rule. VERDICT<RULE (e.g. SKIP<TBL-02) also asks that
+ * the result be blocked by RULE (its blocked_by). Every result
  * in the report is compared, so a rule that passes where it should fail is
  * caught as surely as one that fails where it should pass. Prints one line
  * per difference; exits 0 when there is none. */
@@ -89,12 +90,24 @@ int main(int argc, char **argv)
     } else if (!want) {
       printf("%s: %s, but the table gives no verdict for it\n", id, got);
       differences++;
-    } else if (strcmp(want, got) != 0 && getenv("NC_NO_INTERPOSER") && strcmp(got, "SKIP") == 0 &&
-               reason && strstr(reason, "allocation interposer")) {
-      substituted++; /* a sanitizer build: this rule cannot run there, and says so */
-    } else if (strcmp(want, got) != 0) {
-      printf("%s: %s, expected %s (%s)\n", id, got, want, reason ? reason : "no reason");
-      differences++;
+    } else {
+      /* "SKIP<TBL-02": the verdict, and the rule that blocks it. */
+      const char *lt = strchr(want, '<');
+      size_t vlen = lt ? (size_t)(lt - want) : strlen(want);
+      const char *by = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "blocked_by"));
+      int same = strlen(got) == vlen && strncmp(want, got, vlen) == 0;
+      if (!same && getenv("NC_NO_INTERPOSER") && strcmp(got, "SKIP") == 0 && reason &&
+          strstr(reason, "allocation interposer")) {
+        substituted++; /* a sanitizer build: this rule cannot run there, and says so */
+      } else if (!same) {
+        printf("%s: %s, expected %.*s (%s)\n", id, got, (int)vlen, want,
+               reason ? reason : "no reason");
+        differences++;
+      } else if (lt && (!by || strcmp(by, lt + 1) != 0)) {
+        printf("%s: %s blocked by %s, expected blocked by %s (%s)\n", id, got, by ? by : "nothing",
+               lt + 1, reason ? reason : "no reason");
+        differences++;
+      }
     }
   }
   /* A rule named in the spec (not a glob) must be in the report. */

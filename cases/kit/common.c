@@ -73,9 +73,9 @@ int nc_caps_block(nc_case *c, const nc_table_caps *caps)
   if (profile_mismatch(c, caps, why, sizeof(why)))
     nc_harness_error(c, "%s: fix the profile or the table config", why);
   else if (nc_caps_problem(caps, why, sizeof(why)))
-    nc_skip(c, "blocked: the host rejects the table: %s (TBL-01)", why);
+    nc_skip_blocked(c, NC_RULE_TBL_01, "the host rejects the table: %s", why);
   else if (nc_caps_location_problem(caps, 0, why, sizeof(why)))
-    nc_skip(c, "blocked: the host rejects the table: %s (DEV-01)", why);
+    nc_skip_blocked(c, NC_RULE_DEV_01, "the host rejects the table: %s", why);
   else
     return 0;
   return -1;
@@ -105,7 +105,7 @@ int nc_open_table_unchecked(nc_case *c, nve_ext_table_factory_t *f, nve_ext_tabl
   if (nc_create_factory(c, f) != 0)
     return -1;
   if (!nc_handle_usable(f->self, f->ops, sizeof(nve_ext_table_factory_ops_t), NC_FACTORY_OPS_FNS)) {
-    nc_skip(c, "blocked: the host rejects the factory handle (VER-03)");
+    nc_skip_blocked(c, NC_RULE_VER_03, "the host rejects the factory handle");
     if (nc_destroy_known_good(f->ops))
       nc_call_factory_destroy(f);
     return -1;
@@ -115,7 +115,7 @@ int nc_open_table_unchecked(nc_case *c, nve_ext_table_factory_t *f, nve_ext_tabl
     return -1;
   }
   if (!nc_handle_usable(t->self, t->ops, sizeof(nve_ext_table_ops_t), NC_TABLE_OPS_FNS)) {
-    nc_skip(c, "blocked: the host rejects the table handle (VER-03)");
+    nc_skip_blocked(c, NC_RULE_VER_03, "the host rejects the table handle");
     if (nc_destroy_known_good(t->ops))
       nc_call_table_destroy(t);
     nc_call_factory_destroy(f);
@@ -372,8 +372,28 @@ void nc_workload_report(nc_case *c, const char *when, const nc_workload_result *
   if (w->status == NVE_SUCCESS)
     nc_note(c, when, "every operation succeeds", "%lld operations succeeded", (long long)w->ops);
   else
-    nc_fail(c, when, "every operation succeeds", "%s returned status %d: %s", w->failed_op,
-            (int)w->status, w->message[0] ? w->message : "(no message)");
+    nc_fail_owned(c, nc_op_owner(w->failed_op), when, "every operation succeeds",
+                  "%s returned status %d: %s", w->failed_op, (int)w->status,
+                  w->message[0] ? w->message : "(no message)");
+}
+
+nc_rule nc_op_owner(const char *op)
+{
+  static const struct {
+    const char *op;
+    nc_rule owner;
+  } owners[] = {{"find", NC_RULE_TBL_02},
+                {"insert", NC_RULE_TBL_02},
+                {"update_accumulate", NC_RULE_TBL_07},
+                {"update", NC_RULE_TBL_06},
+                {"erase", NC_RULE_TBL_08},
+                {"clear", NC_RULE_TBL_08},
+                {"get_lookup_counter", NC_RULE_TBL_09},
+                {"reset_lookup_counter", NC_RULE_TBL_09}};
+  for (size_t i = 0; i < sizeof(owners) / sizeof(owners[0]); i++)
+    if (strncmp(op, owners[i].op, strlen(owners[i].op)) == 0)
+      return owners[i].owner;
+  return NC_RULE_TBL_02;
 }
 
 int nc_has_handshake(nc_case *c)

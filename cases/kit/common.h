@@ -51,6 +51,11 @@ void nc_workload_run(nc_case *c, const nve_ext_table_t *t, nc_workload_result *o
 int nc_workload_on_new_table(nc_case *c, const char *when, nc_workload_result *w);
 
 /* Records a failed workload as a check of the case's rule. */
+/* The rule that judges a valid call of op failing, or its answers being
+ * wrong: find and insert TBL-02, update TBL-06, update_accumulate TBL-07,
+ * erase and clear TBL-08, the lookup counter TBL-09. op may go on with
+ * its arguments ("find (n=5)"). */
+nc_rule nc_op_owner(const char *op);
 void nc_workload_report(nc_case *c, const char *when, const nc_workload_result *w);
 
 /* Whether the plugin exports the services handshake; skips the case

@@ -160,17 +160,20 @@ int64_t nc_tk_batch(nc_tk *k, int64_t wanted)
   return fit;
 }
 
-void nc_tk_mismatch(nc_tk *k, const char *call, const char *expected, const char *fmt, ...)
+void nc_tk_mismatch(nc_tk *k, nc_rule owner, const char *call, const char *expected,
+                    const char *fmt, ...)
 {
   char text[600];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(text, sizeof(text), fmt, ap);
   va_end(ap);
-  if (k->mismatches++ == 0 && k->quiet)
+  if (k->mismatches++ == 0 && k->quiet) {
     snprintf(k->mismatch, sizeof(k->mismatch), "%s: %s", call, text);
+    k->mismatch_owner = owner;
+  }
   if (!k->quiet)
-    nc_fail(k->c, call, expected, "%s", text);
+    nc_fail_owned(k->c, owner, call, expected, "%s", text);
 }
 
 /* The largest magnitude of the integers written as dtype's elements: half
@@ -402,7 +405,7 @@ static void check_edges(nc_tk *k, const char *call, const char *what, const nc_g
 {
   char where[96];
   if (nc_guarded_edges_damaged(g, where, sizeof(where)))
-    nc_tk_mismatch(k, call, "nothing written outside the buffer",
+    nc_tk_mismatch(k, NC_RULE_TBL_04, call, "nothing written outside the buffer",
                    "the %s buffer was written %s", what, where);
 }
 
@@ -422,7 +425,7 @@ static void check_bounds(nc_tk *k, const char *call, call_buffers *b)
   size_t now = nc_violation_count(NC_RULE_TBL_04);
   for (size_t v = b->violations_before; v < now; v++) {
     const char *text = nc_violation_text(NC_RULE_TBL_04, v);
-    nc_tk_mismatch(k, call, "no access outside the call's buffers", "%s",
+    nc_tk_mismatch(k, NC_RULE_TBL_04, call, "no access outside the call's buffers", "%s",
                    text ? text : "an access to a guard page");
   }
 }
@@ -440,11 +443,12 @@ static int after_modify(nc_tk *k, const char *call, nve_status_t s, int may_fail
 {
   if (s == NVE_SUCCESS)
     return 1;
-  k->failed_ops++;
+  if (!k->failed_ops++)
+    snprintf(k->first_failed, sizeof(k->first_failed), "%s", call);
   if (!may_fail) {
     char msg[256];
-    nc_tk_mismatch(k, call, "NVE_SUCCESS for a valid call", "status %d (%s)", (int)s,
-                   status_text(k, msg, sizeof(msg)));
+    nc_tk_mismatch(k, nc_op_owner(call), call, "NVE_SUCCESS for a valid call", "status %d (%s)",
+                   (int)s, status_text(k, msg, sizeof(msg)));
   }
   if (keys)
     nc_oracle_forget(k->o, n, keys);
@@ -471,8 +475,9 @@ static nve_status_t write_rows(nc_tk *k, const char *op, rows_op call_op, int64_
     goto out;
   s = call_op(&k->t, n, arg(&b, 0), stride, k->row, arg(&b, 1));
   from_device(&b);
-  char call[64];
-  snprintf(call, sizeof(call), "%s (n=%lld)", op, (long long)n);
+  char call[128];
+  snprintf(call, sizeof(call), "%s (n=%lld, value_stride=%lld, value_size=%lld)", op, (long long)n,
+           (long long)stride, (long long)k->row);
   check_bounds(k, call, &b);
   if (after_modify(k, call, s, may_fail, n, b.keys_copy)) {
     if (call_op == nc_call_insert)
@@ -519,8 +524,9 @@ nve_status_t nc_tk_accumulate(nc_tk *k, int64_t n, const int64_t *keys, nve_data
     goto out;
   s = nc_call_update_accumulate(&k->t, n, arg(&b, 0), stride, size, arg(&b, 1), dtype);
   from_device(&b);
-  char call[96];
-  snprintf(call, sizeof(call), "update_accumulate (n=%lld, %s updates, dtype %d)", (long long)n,
+  char call[160];
+  snprintf(call, sizeof(call), "update_accumulate (n=%lld, update_stride=%lld, update_size=%lld, "
+           "%s updates, dtype %d)", (long long)n, (long long)stride, (long long)size,
            nc_dtype_name(dtype), (int)dtype);
   check_bounds(k, call, &b);
   if (after_modify(k, call, s, may_fail, n, b.keys_copy) &&
@@ -581,9 +587,33 @@ static void describe_wrong_bytes(const nc_tk *k, int64_t key, const unsigned cha
   }
 }
 
-/* One key's answer: hit or miss, against the model. */
+/* The rule a wrong answer for key breaks: the one of the op that last
+ * changed the key (a hit after erase is TBL-08's, wrong bytes after an
+ * update TBL-06's), TBL-02 for a key only ever inserted or never written. */
+static nc_rule answer_owner(const nc_tk *k, nc_oracle_verdict v, int64_t key)
+{
+  if (v == NC_ORACLE_WRONG_SIZE)
+    return NC_RULE_TBL_02;
+  switch (nc_oracle_last_op(k->o, key)) {
+  case NC_ORACLE_OP_UPDATE: return NC_RULE_TBL_06;
+  case NC_ORACLE_OP_ACCUMULATE: return NC_RULE_TBL_07;
+  case NC_ORACLE_OP_ERASE:
+  case NC_ORACLE_OP_CLEAR: return NC_RULE_TBL_08;
+  default: return NC_RULE_TBL_02;
+  }
+}
+
+/* Whether a returned row is the canary the harness filled the output slot
+ * with before the call: the plugin reported a hit and wrote nothing. */
+static int unwritten(const unsigned char *bytes, int64_t row, size_t salt)
+{
+  return row > 0 && nc_canary_damage(bytes, (size_t)row, salt) < 0;
+}
+
+/* One key's answer: hit or miss, against the model. slot_salt: the canary
+ * salt of its output slot. */
 static void check_answer(nc_tk *k, const char *call, int64_t i, int64_t key, int hit,
-                         const unsigned char *bytes, int64_t size)
+                         const unsigned char *bytes, int64_t size, size_t slot_salt)
 {
   int64_t offset = 0;
   nc_oracle_verdict v = nc_oracle_check(k->o, key, hit, bytes, size, &offset);
@@ -593,12 +623,18 @@ static void check_answer(nc_tk *k, const char *call, int64_t i, int64_t key, int
     return;
   }
   char detail[200] = "";
-  if (v == NC_ORACLE_WRONG_BYTES)
+  nc_rule owner = answer_owner(k, v, key);
+  if (hit && bytes && unwritten(bytes, k->row, slot_salt)) {
+    owner = NC_RULE_TBL_02; /* whatever the key's history: find did not write */
+    snprintf(detail, sizeof(detail), "slot not written: it still holds the harness's fill "
+             "pattern");
+  } else if (v == NC_ORACLE_WRONG_BYTES) {
     describe_wrong_bytes(k, key, bytes, offset, detail, sizeof(detail));
-  else if (v == NC_ORACLE_WRONG_SIZE)
+  } else if (v == NC_ORACLE_WRONG_SIZE) {
     snprintf(detail, sizeof(detail), "value_sizes says %lld, %lld bytes were written",
              (long long)size, (long long)k->row);
-  nc_tk_mismatch(k, call, "the bytes last written for the key, or a miss where allowed",
+  }
+  nc_tk_mismatch(k, owner, call, "the bytes last written for the key, or a miss where allowed",
                  "key %lld (index %lld): %s%s%s", (long long)key, (long long)i,
                  nc_oracle_verdict_text(v), detail[0] ? "; " : "", detail);
   /* Re-sync, so that one wrong answer is reported once. */
@@ -631,13 +667,13 @@ static void check_resolved_key(nc_tk *k, const char *call, call_buffers *b, int6
   if (!k->check_resolved)
     return;
   if (b->mask.data && !bit((const uint64_t *)b->mask.data, i))
-    nc_tk_mismatch(k, call, "resolved bits stay set", "bit %lld was set on entry and is clear "
+    nc_tk_mismatch(k, NC_RULE_TBL_03, call, "resolved bits stay set", "bit %lld was set on entry and is clear "
                    "on return", (long long)i);
   if (b->values.data && !slot_untouched(&b->values, i, stride))
-    nc_tk_mismatch(k, call, "resolved keys' value slots untouched",
+    nc_tk_mismatch(k, NC_RULE_TBL_03, call, "resolved keys' value slots untouched",
                    "the value slot of index %lld (resolved on entry) was written", (long long)i);
   if (b->sizes.data && !size_untouched(&b->sizes, i))
-    nc_tk_mismatch(k, call, "resolved keys' value_sizes untouched",
+    nc_tk_mismatch(k, NC_RULE_TBL_03, call, "resolved keys' value_sizes untouched",
                    "value_sizes[%lld] (resolved on entry) was written", (long long)i);
 }
 
@@ -652,7 +688,7 @@ static void check_gap(nc_tk *k, const char *call, call_buffers *b, int64_t i, in
   long at = nc_canary_damage(b->values.data + i * stride + from, (size_t)(stride - from),
                              SALT_VALUES + (size_t)(i * stride + from));
   if (at >= 0)
-    nc_tk_mismatch(k, call, "nothing written between value_size and value_stride",
+    nc_tk_mismatch(k, NC_RULE_TBL_04, call, "nothing written between value_size and value_stride",
                    "index %lld: byte %lld of its slot (value size %lld, stride %lld) was written",
                    (long long)i, (long long)(from + at), (long long)from, (long long)stride);
 }
@@ -685,22 +721,24 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
     goto out;
   nve_status_t s = nc_call_find(&k->t, n, arg(&b, 0), arg(&b, 2), stride, arg(&b, 3), arg(&b, 4));
   from_device(&b);
-  char call[96];
-  snprintf(call, sizeof(call), "find (n=%lld%s%s%s%s)", (long long)n,
-           opts->resolved ? ", some keys resolved" : "", opts->null_mask ? ", NULL hit_mask" : "",
-           opts->null_values ? ", NULL values" : "", opts->null_sizes ? ", NULL value_sizes" : "");
+  char call[160];
+  snprintf(call, sizeof(call), "find (n=%lld, value_stride=%lld%s%s%s%s)", (long long)n,
+           (long long)stride, opts->resolved ? ", some keys resolved" : "",
+           opts->null_mask ? ", NULL hit_mask" : "", opts->null_values ? ", NULL values" : "",
+           opts->null_sizes ? ", NULL value_sizes" : "");
   check_bounds(k, call, &b);
   check_resolved_bits(call, &b, n);
   if (s != NVE_SUCCESS) {
     char msg[256];
-    k->failed_ops++;
+    if (!k->failed_ops++)
+      snprintf(k->first_failed, sizeof(k->first_failed), "%s", call);
     if (!opts->may_fail)
-      nc_tk_mismatch(k, call, "NVE_SUCCESS for a valid call", "status %d (%s)", (int)s,
-                     status_text(k, msg, sizeof(msg)));
+      nc_tk_mismatch(k, NC_RULE_TBL_02, call, "NVE_SUCCESS for a valid call", "status %d (%s)",
+                     (int)s, status_text(k, msg, sizeof(msg)));
     goto out;
   }
   if (mask && k->check_bounds && n % 64 != 0 && (mask[n / 64] >> (n % 64)) != 0)
-    nc_tk_mismatch(k, call, "hit_mask bits >= n stay zero",
+    nc_tk_mismatch(k, NC_RULE_TBL_04, call, "hit_mask bits >= n stay zero",
                    "bits above %lld of the last word are set (word 0x%016llx)", (long long)n,
                    (unsigned long long)mask[n / 64]);
   hits = 0;
@@ -723,7 +761,7 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
       memcpy(&size, b.sizes.data + 8 * i, 8);
     const unsigned char *bytes = hit && b.values.data ? b.values.data + i * stride : NULL;
     int64_t key = nc_oracle_key(k->o, b.keys_copy, i);
-    check_answer(k, call, i, key, hit, bytes, size);
+    check_answer(k, call, i, key, hit, bytes, size, SALT_VALUES + (size_t)(i * stride));
     if (hit)
       check_gap(k, call, &b, i, stride, size);
     hits += hit;

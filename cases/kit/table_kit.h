@@ -35,7 +35,9 @@ typedef struct nc_tk {
   int quiet;          /* keep the first mismatch in .mismatch, record nothing */
   int64_t mismatches;
   char mismatch[768];
+  nc_rule mismatch_owner; /* the rule the first mismatch breaks */
   int64_t failed_ops; /* ops that returned a failure (the model forgot their keys) */
+  char first_failed[160]; /* the call of the first of them */
   nc_device_feed feed; /* a DEVICE table's device, streams and buffer copies */
   uint64_t rng;        /* key order, seeded from the run's seed */
   int batch_noted;     /* the memory bound on batches was noted */
@@ -70,10 +72,11 @@ const char *nc_caps_problem(const nc_table_caps *caps, char *buf, size_t len);
 const char *nc_caps_location_problem(const nc_table_caps *caps, int device_count, char *buf,
                                      size_t len);
 
-/* Records a mismatch (a failed check of the case's rule, or, quiet, the
- * first one kept). */
-void nc_tk_mismatch(nc_tk *k, const char *call, const char *expected, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* Records a mismatch that owner judges (nc_fail_owned: the case's own
+ * failure, or a defect of another rule that blocks it), or, quiet, keeps
+ * the first one and its owner. */
+void nc_tk_mismatch(nc_tk *k, nc_rule owner, const char *call, const char *expected,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Rows the harness writes, distinct for every (tag, i): small integers in
  * the table's element type where it has one (so sums are exact), bytes

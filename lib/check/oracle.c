@@ -16,6 +16,7 @@ typedef struct entry {
   uint8_t absent_ok; /* a miss is allowed */
   uint8_t ncand;     /* rows a hit may return; 0 and !any: must be absent */
   uint8_t room;      /* rows allocated (grown as candidates come) */
+  uint8_t last;      /* nc_oracle_op: what last changed it */
   uint32_t batch;    /* the op that last wrote it, for duplicate keys */
   unsigned char *rows;
 } entry;
@@ -27,6 +28,7 @@ struct nc_oracle {
   entry *slots;
   size_t capacity, used;
   int all_unknown; /* keys not in the map are unknown, not absent */
+  int cleared;     /* keys not in the map were cleared away */
   uint32_t batch;
 };
 
@@ -181,6 +183,7 @@ void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
       set_row(o, e, row);
     e->batch = o->batch;
     e->absent_ok = !o->exact;
+    e->last = NC_ORACLE_OP_INSERT;
   }
 }
 
@@ -191,6 +194,7 @@ void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
     const unsigned char *row = (const unsigned char *)rows + i * stride;
+    e->last = NC_ORACLE_OP_UPDATE;
     if (!present_possible(e))
       continue; /* update never inserts */
     if (e->batch == o->batch)
@@ -218,6 +222,7 @@ int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stri
       e->ncand = 0;
     }
     e->batch = o->batch;
+    e->last = NC_ORACLE_OP_ACCUMULATE;
     const unsigned char *src = (const unsigned char *)updates + i * stride;
     for (int c = 0; c < e->ncand; c++) {
       unsigned char *row = e->rows + c * o->row;
@@ -243,6 +248,7 @@ void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys)
     e->any = 0;
     e->ncand = 0;
     e->absent_ok = 1;
+    e->last = NC_ORACLE_OP_ERASE;
   }
 }
 
@@ -254,6 +260,7 @@ static void reset(nc_oracle *o, int all_unknown)
   }
   o->used = 0;
   o->all_unknown = all_unknown;
+  o->cleared = !all_unknown;
 }
 
 void nc_oracle_clear(nc_oracle *o) { reset(o, 0); }
@@ -313,6 +320,14 @@ void nc_oracle_observe(nc_oracle *o, int64_t key, int hit, const void *bytes)
   if (!hit || !bytes || (!lookup(o, key) && !o->all_unknown))
     return;
   set_row(o, entry_for(o, key), bytes);
+}
+
+nc_oracle_op nc_oracle_last_op(const nc_oracle *o, int64_t key)
+{
+  const entry *e = lookup(o, key);
+  if (e && e->last)
+    return (nc_oracle_op)e->last;
+  return o->cleared ? NC_ORACLE_OP_CLEAR : NC_ORACLE_OP_NONE;
 }
 
 const unsigned char *nc_oracle_expected(const nc_oracle *o, int64_t key)

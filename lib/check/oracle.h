@@ -64,6 +64,18 @@ nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, cons
  * one returned (a miss changes nothing). */
 void nc_oracle_observe(nc_oracle *o, int64_t key, int hit, const void *bytes);
 
+/* What last changed a key in the model, so that a wrong answer is charged
+ * to the op's rule. */
+typedef enum {
+  NC_ORACLE_OP_NONE = 0, /* never written since the model began */
+  NC_ORACLE_OP_INSERT,
+  NC_ORACLE_OP_UPDATE,
+  NC_ORACLE_OP_ACCUMULATE,
+  NC_ORACLE_OP_ERASE,
+  NC_ORACLE_OP_CLEAR,
+} nc_oracle_op;
+nc_oracle_op nc_oracle_last_op(const nc_oracle *o, int64_t key);
+
 /* The first row a hit for key may return, or NULL (absent, or any bytes). */
 const unsigned char *nc_oracle_expected(const nc_oracle *o, int64_t key);
 

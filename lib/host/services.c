@@ -68,6 +68,8 @@ static nve_status_t sanitize(nve_status_t s)
 }
 
 typedef struct task_call {
+  const char *service;
+  const char *op; /* the table operation that called the service */
   nve_status_t (*task)(void *, int64_t);
   void *user;
 } task_call;
@@ -80,6 +82,10 @@ static nve_status_t run_task(void *arg, int64_t index)
   nve_status_t s = t->task(t->user, index);
   nc_cuda_scope_pause(0);
   nc_alloc_task_end(saved);
+  /* ERR-01 covers every status the plugin hands the host, a task's too. */
+  if (s < NVE_SUCCESS || s > NVE_ERROR_OUT_OF_MEMORY)
+    nc_violation_recordf(NC_RULE_ERR_01, "an %s task (index %lld) of op %s returned %d, which is "
+                         "not a nve_status_t value", t->service, (long long)index, t->op, (int)s);
   return s;
 }
 
@@ -97,7 +103,7 @@ static nve_status_t execute(const char *service, nve_ext_context_t ctx, int64_t 
   if (nc_pool_in_task())
     nc_violation_recordf(NC_RULE_SVC_08, "%s called from inside a task (op %s): a nested barrier "
                          "deadlocks on many pools", service, ctx->op);
-  task_call call = {task, user};
+  task_call call = {service, ctx->op, task, user};
   nve_status_t s = nc_pool_run(num_tasks, run_task, &call);
   if (s != NVE_SUCCESS)
     return service_fail(sanitize(s), "%s: task failed with status %d", service, (int)s);

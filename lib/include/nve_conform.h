@@ -104,6 +104,9 @@ typedef struct nc_options {
   /* Cases run at once, each in its process; 0: one per online CPU. The
    * report is the same for every value. */
   int jobs;
+  /* Every evidence line; by default each case sends the first few of each
+   * kind and a count of the rest. */
+  int evidence_all;
 } nc_options;
 
 void nc_options_init(nc_options *opt);

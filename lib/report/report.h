@@ -32,6 +32,15 @@ typedef struct nc_result {
   nc_verdict waived_from; /* with NC_VERDICT_WAIVED: FAIL or WARN */
   char *waiver;           /* its reason (and issue) */
   int known;              /* a FAIL the baseline already had */
+  /* A SKIP that another rule's defect caused: that rule (data, never read
+   * from the reason), or NULL. blocked says the SKIP is a block at all
+   * (a block no rule owns has blocked set and blocked_by NULL). */
+  const nc_rule_info *blocked_by;
+  int blocked;
+  /* Set while every failure the case saw is a defect another rule owns
+   * (nc_fail_owned): that rule. The run then blocks the case on it when
+   * it failed on its own (nc_attribute_blocks). */
+  const nc_rule_info *failure_owner;
 } nc_result;
 
 struct nc_report {

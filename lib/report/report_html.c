@@ -133,8 +133,7 @@ static void details(nc_strbuf *b, const nc_result *res)
       nc_strbuf_puts(b, "</li>");
     }
     if (more)
-      nc_strbuf_printf(b, "<li>... and %zu more of the same kind (the JSON report lists them "
-                          "all)</li>", more);
+      nc_strbuf_printf(b, "<li>... and %zu more lines (the JSON report has them)</li>", more);
     nc_strbuf_puts(b, "</ul></details>");
   }
   if (res->crash) {

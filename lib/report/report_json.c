@@ -75,6 +75,10 @@ static cJSON *result_json(const nc_result *res)
   cJSON_AddStringToObject(o, "clause", res->rule->clause);
   cJSON_AddStringToObject(o, "verdict", nc_verdict_name(res->verdict));
   add_string(o, "reason", res->reason);
+  if (res->blocked_by)
+    cJSON_AddStringToObject(o, "blocked_by", res->blocked_by->id);
+  else
+    cJSON_AddNullToObject(o, "blocked_by");
   cJSON_AddNumberToObject(o, "evidence_count", (double)res->nevidence);
   cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
   for (size_t i = 0; i < res->nevidence; i++) {

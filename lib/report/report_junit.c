@@ -31,7 +31,7 @@ static void put_details(nc_strbuf *b, const nc_result *res)
     nc_strbuf_puts(b, "\n");
   }
   if (more)
-    nc_strbuf_printf(b, "... and %zu more of the same kind (the JSON report lists them all)\n",
+    nc_strbuf_printf(b, "... and %zu more lines (the JSON report has them)\n",
                      more);
   for (size_t i = 0; i < res->nframes; i++) {
     nc_strbuf_puts(b, "  at ");

@@ -61,6 +61,8 @@ static void print_result(const nc_result *res, FILE *out, int colour, int verbos
     return;
   if (res->reason)
     fprintf(out, "       %s\n", res->reason);
+  if (res->blocked_by && !verbose)
+    return; /* its rule's entry has the evidence; -v shows what this case saw */
   nc_evidence_line lines[NC_EVIDENCE_SHOWN];
   size_t more, n = nc_evidence_lines(res, verbose, lines, &more);
   for (size_t i = 0; i < n; i++) {
@@ -72,7 +74,7 @@ static void print_result(const nc_result *res, FILE *out, int colour, int verbos
     fputc('\n', out);
   }
   if (more)
-    fprintf(out, "       ... and %zu more of the same kind (the JSON report lists them all)\n",
+    fprintf(out, "       ... and %zu more lines (the JSON report has them)\n",
             more);
   if (res->crash) {
     fprintf(out, "       crash: %s\n", res->crash);
@@ -91,6 +93,31 @@ static void print_result(const nc_result *res, FILE *out, int colour, int verbos
 
 static void print_summary_line(const nc_report *r, FILE *out);
 
+/* The root causes first: the rules that failed on their own, and how many
+ * rules each blocked. Nothing when no rule is blocked by another. */
+static void print_root_causes(const nc_report *r, FILE *out)
+{
+  size_t blocked = 0;
+  for (size_t i = 0; i < r->nresults; i++)
+    blocked += r->results[i].blocked_by != NULL;
+  if (!blocked)
+    return;
+  fprintf(out, "root cause:");
+  for (size_t i = 0; i < r->nresults; i++) {
+    const nc_result *res = &r->results[i];
+    if (res->verdict != NC_VERDICT_FAIL && res->verdict != NC_VERDICT_WARN)
+      continue;
+    size_t mine = 0;
+    for (size_t k = 0; k < r->nresults; k++)
+      mine += r->results[k].blocked_by == res->rule;
+    fprintf(out, " %s %s", res->rule->id, nc_verdict_name(res->verdict));
+    if (mine)
+      fprintf(out, " (blocks %zu rule%s)", mine, mine == 1 ? "" : "s");
+    fputc(';', out);
+  }
+  fprintf(out, " %zu rule%s SKIP because of them\n", blocked, blocked == 1 ? "" : "s");
+}
+
 void nc_report_print_text(const nc_report *r, FILE *out, int colour)
 {
   print_header(r, out);
@@ -99,6 +126,7 @@ void nc_report_print_text(const nc_report *r, FILE *out, int colour)
             r->error);
     return;
   }
+  print_root_causes(r, out);
   for (size_t i = 0; i < r->nresults; i++)
     print_result(&r->results[i], out, colour, r->verbose);
   fputc('\n', out);
@@ -123,6 +151,7 @@ static void print_summary_line(const nc_report *r, FILE *out)
     fprintf(out, "gate: %s\n", r->gate_notes[i]);
   if (r->note)
     fprintf(out, "note: %s\n", r->note);
+  print_root_causes(r, out);
   fprintf(out, "%zu rules: %zu PASS, %zu FAIL, %zu WARN, %zu SKIP, %zu ERROR",
           r->nresults, nc_report_count(r, NC_VERDICT_PASS), nc_report_count(r, NC_VERDICT_FAIL),
           nc_report_count(r, NC_VERDICT_WARN), nc_report_count(r, NC_VERDICT_SKIP),

@@ -115,6 +115,7 @@ void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
     nc_load_probe(&c);
   }
   nc_pool_shutdown(); /* no helper thread outlives the case */
+  nc_evidence_flush();
   nc_case_child_send_counts();
 }
 

@@ -25,6 +25,7 @@ typedef struct nc_config {
   nc_schedule schedule;
   int no_fork;
   int verbose;
+  int evidence_all; /* --evidence all: every evidence line, unbounded */
   char cache_dir[PATH_MAX]; /* per-run scratch files shared by cases ("" none) */
   const char *profile_path;
   long sweep_k;             /* run only this step of the failure sweeps (0: all) */

@@ -48,7 +48,7 @@ int nc_config_write(const nc_config *cfg, const char *path)
            put_number(fd, "table", "%d %d %d %d", cfg->key_size, cfg->row_size, cfg->exact,
                       cfg->stress) |
            put_number(fd, "cuda", "%d %d", cfg->cuda_mode, cfg->sim_devices) |
-           put_number(fd, "flags", "%d %d", cfg->no_fork, cfg->verbose);
+           put_number(fd, "flags", "%d %d %d", cfg->no_fork, cfg->verbose, cfg->evidence_all);
   for (size_t i = 0; i < cfg->failing_count; i++) {
     char target[8], status[16];
     snprintf(target, sizeof(target), "%d", cfg->failing[i].target);
@@ -133,7 +133,7 @@ int nc_config_read(const char *path, nc_config *cfg, char *why, size_t whylen)
     else if (strcmp(k, "cuda") == 0)
       sscanf(v, "%d %d", &cfg->cuda_mode, &cfg->sim_devices);
     else if (strcmp(k, "flags") == 0)
-      sscanf(v, "%d %d", &cfg->no_fork, &cfg->verbose);
+      sscanf(v, "%d %d %d", &cfg->no_fork, &cfg->verbose, &cfg->evidence_all);
     else if (strcmp(k, "failing") == 0 && rec.nfields == 3 &&
              cfg->failing_count < sizeof(cfg->failing) / sizeof(cfg->failing[0])) {
       struct nc_failing_config *fc = &cfg->failing[cfg->failing_count++];

@@ -3,26 +3,100 @@
 #include "evidence.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "trace.h"
 
-static void check(const char *level, const char *call, const char *expected, const char *fmt,
-                  va_list ap)
+/* Evidence is bounded per kind (level, op, expected): the first KEPT
+ * lines of a kind go out in full, the rest as one count at the end of the
+ * case, so that one defect seen in every key makes a few lines, and every
+ * kind still shows. --evidence all lifts the bound. */
+#define KEPT 5
+#define KINDS 256
+
+static struct kind {
+  uint64_t hash;
+  size_t seen;
+  char level[8], op[64], expected[160];
+} kinds[KINDS];
+static size_t nkinds;
+
+static uint64_t hash_text(uint64_t h, const char *s, size_t len)
+{
+  for (size_t i = 0; i < len && s[i]; i++)
+    h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* The op a call names: "find (n=5, ...)" is find. */
+static size_t op_length(const char *call)
+{
+  const char *paren = strstr(call, " (");
+  return paren ? (size_t)(paren - call) : strlen(call);
+}
+
+/* 1 when this line goes out in full. */
+static int keep_line(const nc_case *c, const char *level, const char *call, const char *expected)
+{
+  if (c && c->cfg && c->cfg->evidence_all)
+    return 1;
+  size_t oplen = op_length(call);
+  uint64_t h = hash_text(hash_text(hash_text(0xcbf29ce484222325ull, level, 8), call, oplen),
+                         expected, 4096);
+  for (size_t i = 0; i < nkinds; i++)
+    if (kinds[i].hash == h)
+      return ++kinds[i].seen <= KEPT;
+  if (nkinds == KINDS)
+    return 1; /* more kinds than the table holds: nothing is dropped */
+  struct kind *k = &kinds[nkinds++];
+  k->hash = h;
+  k->seen = 1;
+  snprintf(k->level, sizeof(k->level), "%s", level);
+  snprintf(k->op, sizeof(k->op), "%.*s", (int)(oplen < 63 ? oplen : 63), call);
+  snprintf(k->expected, sizeof(k->expected), "%s", expected);
+  return 1;
+}
+
+void nc_evidence_flush(void)
+{
+  for (size_t i = 0; i < nkinds; i++) {
+    if (kinds[i].seen <= KEPT)
+      continue;
+    char observed[200];
+    snprintf(observed, sizeof(observed), "%zu more %s line%s of this kind, not listed "
+             "(--evidence all lists every one)", kinds[i].seen - KEPT, kinds[i].level,
+             kinds[i].seen - KEPT == 1 ? "" : "s");
+    const char *f[] = {NC_LEVEL_NOTE, kinds[i].op, kinds[i].expected, observed};
+    nc_trace_record("CHECK", 4, f);
+  }
+  nkinds = 0;
+}
+
+static void send(const nc_case *c, const char *level, const char *call, const char *expected,
+                 const char *observed, const char *owner)
+{
+  if (!keep_line(c, level, call, expected))
+    return;
+  const char *f[] = {level, call, expected, observed, owner};
+  nc_trace_record("CHECK", owner ? 5 : 4, f);
+}
+
+static void check(const nc_case *c, const char *level, const char *call, const char *expected,
+                  const char *fmt, va_list ap)
 {
   char observed[2048];
   vsnprintf(observed, sizeof(observed), fmt, ap);
-  const char *f[] = {level, call, expected, observed};
-  nc_trace_record("CHECK", 4, f);
+  send(c, level, call, expected, observed, NULL);
 }
 
 #define DEFINE_CHECK(NAME, LEVEL)                                                           \
   void NAME(nc_case *c, const char *call, const char *expected, const char *observed, ...) \
   {                                                                                         \
-    (void)c;                                                                                \
     va_list ap;                                                                             \
     va_start(ap, observed);                                                                 \
-    check(LEVEL, call, expected, observed, ap);                                             \
+    check(c, LEVEL, call, expected, observed, ap);                                          \
     va_end(ap);                                                                             \
   }
 
@@ -32,10 +106,9 @@ DEFINE_CHECK(nc_note, NC_LEVEL_NOTE)
 
 void nc_harness_error(nc_case *c, const char *what, ...)
 {
-  (void)c;
   va_list ap;
   va_start(ap, what);
-  check(NC_LEVEL_ERROR, "harness", "the case can run", what, ap);
+  check(c, NC_LEVEL_ERROR, "harness", "the case can run", what, ap);
   va_end(ap);
 }
 
@@ -49,6 +122,40 @@ void nc_skip(nc_case *c, const char *reason, ...)
   va_end(ap);
   const char *f[] = {text};
   nc_trace_record("SKIP", 1, f);
+}
+
+static void record_blocked(nc_rule owner, const char *text)
+{
+  const char *f[] = {nc_rule_text(owner), text};
+  nc_trace_record(NC_TAG_BLOCKED, 2, f);
+}
+
+void nc_skip_blocked(nc_case *c, nc_rule owner, const char *reason, ...)
+{
+  (void)c;
+  char text[1024];
+  va_list ap;
+  va_start(ap, reason);
+  vsnprintf(text, sizeof(text), reason, ap);
+  va_end(ap);
+  record_blocked(owner, text);
+}
+
+void nc_fail_owned(nc_case *c, nc_rule owner, const char *call, const char *expected,
+                   const char *observed, ...)
+{
+  char text[2048];
+  va_list ap;
+  va_start(ap, observed);
+  vsnprintf(text, sizeof(text), observed, ap);
+  va_end(ap);
+  if (owner == c->rule) {
+    nc_fail(c, call, expected, "%s", text);
+    return;
+  }
+  /* The run decides: blocked when owner fails on its own, else this
+   * case's failure (the defect shows only in its conditions). */
+  send(c, NC_LEVEL_FAIL, call, expected, text, nc_rule_text(owner));
 }
 
 void nc_info(nc_case *c, const char *key, const char *value, ...)

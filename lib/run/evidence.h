@@ -9,6 +9,9 @@
 
 #include "case_table.h"
 
+/* The record of nc_skip_blocked: the owner's ID and the reason. */
+#define NC_TAG_BLOCKED "BLOCKED"
+
 /* Records a check. observed is a printf format. */
 void nc_fail(nc_case *c, const char *call, const char *expected, const char *observed, ...)
     __attribute__((format(printf, 4, 5)));
@@ -19,6 +22,23 @@ void nc_note(nc_case *c, const char *call, const char *expected, const char *obs
 void nc_harness_error(nc_case *c, const char *what, ...) __attribute__((format(printf, 2, 3)));
 /* The rule does not apply, or cannot be decided; reason is printf. */
 void nc_skip(nc_case *c, const char *reason, ...) __attribute__((format(printf, 2, 3)));
+/* The case cannot judge its rule because of a defect that another rule
+ * (owner) judges: its verdict is SKIP "blocked by OWNER: reason" unless it
+ * also records a failure of its own. The blocking rule travels as data. */
+void nc_skip_blocked(nc_case *c, nc_rule owner, const char *reason, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A failed check of a defect that owner judges (an op's semantics, seen by
+ * a case about something else). When owner is the case's rule, nc_fail.
+ * Otherwise the run decides once every verdict is in: if owner failed on
+ * its own, this case is SKIP "blocked by OWNER" (its evidence stays); if
+ * not, the defect shows only in this case's conditions and is its FAIL. */
+void nc_fail_owned(nc_case *c, nc_rule owner, const char *call, const char *expected,
+                   const char *observed, ...) __attribute__((format(printf, 5, 6)));
+
+/* At the end of a case: one note per kind of evidence with how many of
+ * its lines were not sent (the first few of each kind are). */
+void nc_evidence_flush(void);
+
 /* Facts for the report header (the load probe emits these). */
 void nc_info(nc_case *c, const char *key, const char *value, ...)
     __attribute__((format(printf, 3, 4)));

@@ -67,6 +67,7 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
   cfg->schedule = opt->schedule;
   cfg->no_fork = opt->no_fork;
   cfg->verbose = opt->verbose;
+  cfg->evidence_all = opt->evidence_all;
   double mult = timeout_multiplier();
   cfg->timeout_asked = opt->timeout_s > 0 ? opt->timeout_s : NC_DEFAULT_TIMEOUT_S;
   cfg->timeout_s = cfg->timeout_asked * (mult > 0 ? mult : 1) * BUILD_TIMEOUT_FACTOR;

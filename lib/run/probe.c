@@ -77,12 +77,12 @@ const char *nc_probe_blocked(nc_rule rule, const nc_config *cfg, const nc_probe_
                              const char **owner, char *buf, size_t buflen)
 {
   const nc_rule_def *def = &nc_rule_defs[rule];
-  *owner = "";
+  *owner = NULL; /* not a block (the rule does not apply) */
   if (rule == NC_PROBE_RULE)
     return NULL;
   if (!cfg->elf.loadable || (def->stage >= NC_STAGE_OPEN && !ps->opened)) {
     *owner = nc_rule_text(NC_PROBE_RULE);
-    snprintf(buf, buflen, "blocked: the plugin does not load (%s)", *owner);
+    snprintf(buf, buflen, "blocked by %s: the plugin does not load", *owner);
     return buf;
   }
   if (ps->mode_known && ps->mode == NVE_PLUGIN_MODE_INTERNAL &&
@@ -94,8 +94,10 @@ const char *nc_probe_blocked(nc_rule rule, const nc_config *cfg, const nc_probe_
   }
   if (def->stage >= NC_STAGE_ACCEPTED && !ps->loaded) {
     *owner = ps->blocker_rule;
-    snprintf(buf, buflen, "blocked: %s%s%s%s", ps->blocker, *owner[0] ? " (" : "", *owner,
-             *owner[0] ? ")" : "");
+    if (*owner[0])
+      snprintf(buf, buflen, "blocked by %s: %s", *owner, ps->blocker);
+    else
+      snprintf(buf, buflen, "blocked: %s", ps->blocker);
     return buf;
   }
   return NULL;

@@ -25,7 +25,8 @@ void nc_probe_read(const nc_child_result *cr, const nc_config *cfg, nc_report *r
                    nc_probe_state *ps);
 
 /* Why rule cannot run for this plugin, or NULL. Sets *owner to the rule
- * whose failure explains it ("" when none does). */
+ * whose failure blocks it ("" when the block has no owner rule), or NULL
+ * when the rule simply does not apply (internal mode). */
 const char *nc_probe_blocked(nc_rule rule, const nc_config *cfg, const nc_probe_state *ps,
                              const char **owner, char *buf, size_t buflen);
 

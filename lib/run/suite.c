@@ -454,14 +454,29 @@ static void unblocked_skips_are_errors(nc_report *r)
 {
   for (size_t i = 0; i < r->nresults; i++) {
     nc_result *res = &r->results[i];
-    if (res->verdict != NC_VERDICT_SKIP || !res->reason || strncmp(res->reason, "blocked", 7))
+    if (res->verdict != NC_VERDICT_SKIP || !res->blocked)
       continue;
-    int owner_failed = 0;
-    for (size_t k = 0; k < r->nresults; k++)
-      if (r->results[k].verdict == NC_VERDICT_FAIL && strstr(res->reason, r->results[k].rule->id))
-        owner_failed = 1;
-    if (!owner_failed)
+    const nc_result *owner = NULL;
+    for (size_t k = 0; k < r->nresults && res->blocked_by; k++)
+      if (r->results[k].rule == res->blocked_by)
+        owner = &r->results[k];
+    if (owner && (owner->verdict == NC_VERDICT_FAIL || owner->verdict == NC_VERDICT_WARN))
+      continue;
+    if (!owner) { /* not selected, or no rule owns the block */
       res->verdict = NC_VERDICT_ERROR;
+      continue;
+    }
+    /* The owner held in its own case: the case saw something no rule has
+     * confirmed, and cannot decide. */
+    char *why = nc_strdupf("inconclusive: %s (%s passed in its own case)",
+                           res->reason + (strncmp(res->reason, "blocked by ", 11) == 0 ? 11 : 0),
+                           owner->rule->id);
+    res->blocked = 0;
+    res->blocked_by = NULL;
+    if (why) {
+      free(res->reason);
+      res->reason = why;
+    }
   }
 }
 
@@ -581,6 +596,9 @@ nc_report *nc_run(const nc_options *opt)
       r->executed++;
     } else if (nc_probe_blocked(rule, &cfg, &ps, &owner, why, sizeof(why))) {
       res->verdict = NC_VERDICT_SKIP;
+      res->blocked = owner != NULL;
+      int by = owner ? nc_rule_parse(owner) : -1;
+      res->blocked_by = by >= 0 ? &nc_rule_defs[by].info : NULL;
       nc_result_set_reason(res, "%s", why);
     } else {
       jobs[njobs].rule = rule;
@@ -598,6 +616,7 @@ nc_report *nc_run(const nc_options *opt)
   nc_result_release(&probe_res); /* when SYM-06 was not selected */
   nc_observations_fold(&rs.observations, r);
   nc_observations_free(&rs.observations);
+  nc_attribute_blocks(r);
   unblocked_skips_are_errors(r);
 
   if (!r->error && rs.have_waivers)

@@ -12,6 +12,7 @@
 #include "case_child.h"
 #include "case_table.h"
 #include "elf_info.h"
+#include "evidence.h"
 #include "reproduce.h"
 #include "text.h"
 
@@ -53,8 +54,9 @@ static const nc_evidence *first_evidence(const nc_result *res, const char *level
 
 void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg)
 {
-  int nfail = 0, nwarn = 0, nerror = 0, settled = 0, crashed_in_plugin = 0;
-  const char *phase = cr->phase, *skip = NULL;
+  int nfail = 0, nwarn = 0, nerror = 0, settled = 0, crashed_in_plugin = 0, owner = -1;
+  int nowned = 0, owned_by = -1; /* failures another rule owns */
+  const char *phase = cr->phase, *skip = NULL, *blocked = NULL;
   for (size_t i = 0; i < cr->nrecords && !settled; i++) {
     const nc_record *rec = &cr->records[i];
     const char *f0 = rec->nfields > 0 ? rec->fields[0] : "";
@@ -62,10 +64,19 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
       settled = 1;
     } else if (strcmp(rec->tag, "SKIP") == 0) {
       skip = f0;
+    } else if (strcmp(rec->tag, NC_TAG_BLOCKED) == 0 && rec->nfields >= 2 && !blocked) {
+      owner = nc_rule_parse(f0);
+      blocked = rec->fields[1];
     } else if (strcmp(rec->tag, "CHECK") == 0 && rec->nfields >= 4) {
       char *obs = nc_sanitized(rec->fields[3]);
       nc_result_add_evidence(res, rec->fields[0], rec->fields[1], rec->fields[2], obs);
       free(obs);
+      int by = rec->nfields >= 5 ? nc_rule_parse(rec->fields[4]) : -1;
+      if (by >= 0 && strcmp(f0, NC_LEVEL_FAIL) == 0) { /* nc_fail_owned */
+        if (!nowned++)
+          owned_by = by;
+        continue;
+      }
       nfail += strcmp(f0, NC_LEVEL_FAIL) == 0;
       nwarn += strcmp(f0, NC_LEVEL_WARN) == 0;
       nerror += strcmp(f0, NC_LEVEL_ERROR) == 0;
@@ -106,10 +117,21 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
     return;
   }
   const nc_evidence *e;
-  if (nfail) {
+  if (!nfail && nowned)
+    res->failure_owner = &nc_rule_defs[owned_by].info;
+  if (nfail || nowned) {
     res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
     e = first_evidence(res, NC_LEVEL_FAIL);
     nc_result_set_reason(res, "%s: %s (expected %s)", e->call, e->observed, e->expected);
+  } else if (blocked) {
+    /* Another rule's defect kept the case from judging its own. */
+    res->verdict = NC_VERDICT_SKIP;
+    res->blocked = 1;
+    res->blocked_by = owner >= 0 ? &nc_rule_defs[owner].info : NULL;
+    char *why = nc_sanitized(blocked);
+    nc_result_set_reason(res, "blocked by %s: %s", owner >= 0 ? nc_rule_defs[owner].info.id : "?",
+                         why ? why : "");
+    free(why);
   } else if (nerror) {
     res->verdict = NC_VERDICT_ERROR;
     e = first_evidence(res, NC_LEVEL_ERROR);
@@ -223,6 +245,65 @@ void nc_observations_fold(const nc_observations *obs, nc_report *r)
                          first->callback[0] ? first->callback : "harness code", total,
                          total == 1 ? "" : "s");
   }
+}
+
+/* The result of rule in r, or NULL when it was not selected. */
+static nc_result *result_of(nc_report *r, const nc_rule_info *rule)
+{
+  for (size_t i = 0; i < r->nresults; i++)
+    if (r->results[i].rule == rule)
+      return &r->results[i];
+  return NULL;
+}
+
+static int failed(const nc_result *res)
+{
+  return res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_WARN;
+}
+
+/* The result that a failure owned by owner is charged to: owner's, when
+ * it failed on its own; when owner's own failures belong to yet another
+ * rule, that rule's in turn (or owner's, when the chain ends in one that
+ * holds). NULL when owner holds or is not selected. Reads the verdicts as
+ * the cases left them (depth bounds a cycle). */
+static nc_result *charged(nc_report *r, const nc_rule_info *owner, int depth)
+{
+  nc_result *o = result_of(r, owner);
+  if (!o || !failed(o) || depth > NC_RULE_COUNT)
+    return NULL;
+  if (!o->failure_owner)
+    return o;
+  nc_result *further = charged(r, o->failure_owner, depth + 1);
+  return further ? further : o;
+}
+
+void nc_attribute_blocks(nc_report *r)
+{
+  nc_result **to = calloc(r->nresults ? r->nresults : 1, sizeof(*to));
+  if (!to)
+    return;
+  for (size_t i = 0; i < r->nresults; i++)
+    if (r->results[i].failure_owner && failed(&r->results[i]))
+      to[i] = charged(r, r->results[i].failure_owner, 0);
+  for (size_t i = 0; i < r->nresults; i++) {
+    nc_result *res = &r->results[i], *o = to[i];
+    if (!o || o == res)
+      continue; /* the owner holds: the defect shows only in this case */
+    const nc_evidence *e = first_evidence(res, NC_LEVEL_FAIL);
+    char *why = nc_strdupf("blocked by %s: %s: %s (expected %s)", o->rule->id, e->call,
+                           e->observed, e->expected);
+    res->verdict = NC_VERDICT_SKIP;
+    res->blocked = 1;
+    res->blocked_by = o->rule;
+    if (why) {
+      free(res->reason);
+      res->reason = why;
+    }
+    char call[200];
+    snprintf(call, sizeof(call), "seen during %s (%s)", res->rule->id, e->call);
+    nc_result_add_evidence(o, NC_LEVEL_NOTE, call, e->expected, e->observed);
+  }
+  free(to);
 }
 
 void nc_observations_free(nc_observations *obs)

@@ -31,6 +31,12 @@ typedef struct nc_observations {
 } nc_observations;
 
 /* Takes the VIOLATION and VCOUNT records of a case process. */
+/* Cases whose failures are all defects another rule owns (nc_fail_owned)
+ * become SKIP "blocked by OWNER" where that rule failed on its own; the
+ * owner gets a note of where else it showed. After every verdict and the
+ * folded observations are in. */
+void nc_attribute_blocks(nc_report *r);
+
 void nc_observations_take(nc_observations *obs, const nc_child_result *cr);
 /* Folds into each selected rule the violations seen in the cases of other
  * rules: evidence "seen during RULE (callback, thread N)", and FAIL (MUST)

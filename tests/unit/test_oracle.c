@@ -145,6 +145,35 @@ static void test_opaque_rows(void **state)
   nc_oracle_free(o);
 }
 
+/* What last changed a key, for charging a wrong answer to its op's rule. */
+static void test_last_op(void **state)
+{
+  (void)state;
+  nc_oracle *o = nc_oracle_new(8, 8, NVE_DTYPE_FLOAT32, 0, -1);
+  int64_t a = 1, b = 2, never = 3;
+  unsigned char row[8];
+  row_of(1, 2, row);
+  assert_int_equal(nc_oracle_last_op(o, never), NC_ORACLE_OP_NONE);
+  nc_oracle_insert(o, 1, &a, 8, row);
+  assert_int_equal(nc_oracle_last_op(o, a), NC_ORACLE_OP_INSERT);
+  nc_oracle_update(o, 1, &a, 8, row);
+  assert_int_equal(nc_oracle_last_op(o, a), NC_ORACLE_OP_UPDATE);
+  nc_oracle_update(o, 1, &b, 8, row); /* an update of an absent key: still the update's */
+  assert_int_equal(nc_oracle_last_op(o, b), NC_ORACLE_OP_UPDATE);
+  assert_int_equal(nc_oracle_accumulate(o, 1, &a, 8, 8, row, NVE_DTYPE_FLOAT32), 0);
+  assert_int_equal(nc_oracle_last_op(o, a), NC_ORACLE_OP_ACCUMULATE);
+  nc_oracle_erase(o, 1, &a);
+  assert_int_equal(nc_oracle_last_op(o, a), NC_ORACLE_OP_ERASE);
+  nc_oracle_clear(o);
+  assert_int_equal(nc_oracle_last_op(o, a), NC_ORACLE_OP_CLEAR);
+  assert_int_equal(nc_oracle_last_op(o, never), NC_ORACLE_OP_CLEAR);
+  nc_oracle_insert(o, 1, &a, 8, row);
+  assert_int_equal(nc_oracle_last_op(o, a), NC_ORACLE_OP_INSERT);
+  nc_oracle_forget_all(o); /* nothing is known, and nothing was cleared */
+  assert_int_equal(nc_oracle_last_op(o, never), NC_ORACLE_OP_NONE);
+  nc_oracle_free(o);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -154,6 +183,7 @@ int main(void)
       cmocka_unit_test(test_accumulate_erase_clear_forget),
       cmocka_unit_test(test_accumulate_into_narrow_rows),
       cmocka_unit_test(test_opaque_rows),
+      cmocka_unit_test(test_last_op),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
