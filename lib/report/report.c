@@ -155,24 +155,53 @@ static int same_evidence(const nc_evidence *a, const nc_evidence *b)
          strcmp(a->expected, b->expected) == 0 && strcmp(a->observed, b->observed) == 0;
 }
 
+/* The kind of an item: its level, operation (the call up to its
+ * arguments) and expectation. */
+static int same_kind(const nc_evidence *a, const nc_evidence *b)
+{
+  const char *pa = strstr(a->call, " ("), *pb = strstr(b->call, " (");
+  size_t la = pa ? (size_t)(pa - a->call) : strlen(a->call);
+  size_t lb = pb ? (size_t)(pb - b->call) : strlen(b->call);
+  return la == lb && strncmp(a->call, b->call, la) == 0 && strcmp(a->level, b->level) == 0 &&
+         strcmp(a->expected, b->expected) == 0;
+}
+
+static int by_position(const void *x, const void *y)
+{
+  const nc_evidence *a = ((const nc_evidence_line *)x)->e, *b = ((const nc_evidence_line *)y)->e;
+  return a < b ? -1 : a > b;
+}
+
 size_t nc_evidence_lines(const nc_result *res, int with_notes,
                          nc_evidence_line lines[NC_EVIDENCE_SHOWN], size_t *more)
 {
   size_t n = 0;
   *more = 0;
-  for (size_t i = 0; i < res->nevidence; i++) {
-    const nc_evidence *e = &res->evidence[i];
-    if (!with_notes && strcmp(e->level, "note") == 0)
-      continue;
-    size_t k = 0;
-    while (k < n && !same_evidence(lines[k].e, e))
-      k++;
-    if (k < n)
-      lines[k].times++;
-    else if (n < NC_EVIDENCE_SHOWN)
-      lines[n++] = (nc_evidence_line){e, 1};
-    else
-      (*more)++;
-  }
+  /* First one line of every kind, so that no kind hides behind another;
+   * then the rest in order while there is room. */
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < res->nevidence; i++) {
+      const nc_evidence *e = &res->evidence[i];
+      if (!with_notes && strcmp(e->level, "note") == 0)
+        continue;
+      size_t k = 0, kind = n;
+      while (k < n && !same_evidence(lines[k].e, e)) {
+        if (kind == n && same_kind(lines[k].e, e))
+          kind = k;
+        k++;
+      }
+      if (k < n) { /* an identical line is shown: count it (once) */
+        if (pass == 1 && lines[k].e != e)
+          lines[k].times++;
+        continue;
+      }
+      if (pass == 0 && kind < n)
+        continue; /* its kind is shown: wait for the second pass */
+      if (n < NC_EVIDENCE_SHOWN)
+        lines[n++] = (nc_evidence_line){e, 1};
+      else if (pass == 1)
+        (*more)++;
+    }
+  qsort(lines, n, sizeof(*lines), by_position);
   return n;
 }

@@ -82,6 +82,28 @@ static void test_cap(void **state)
   nc_report_free(r);
 }
 
+/* A kind that comes after a flood of another still gets its line, in the
+ * order the items came. */
+static void test_every_kind_shows(void **state)
+{
+  (void)state;
+  nc_report *r;
+  nc_result *res = fresh(&r);
+  for (int i = 0; i < 100; i++)
+    add(res, "fail", i);
+  nc_result_add_evidence(res, "fail", "update_accumulate (n=5, dtype 11)", "a failure status",
+                         "NVE_SUCCESS");
+  nc_result_add_evidence(res, "fail", "find (n=7)", "nothing written past the end", "byte 3");
+  nc_evidence_line lines[NC_EVIDENCE_SHOWN];
+  size_t more, n = nc_evidence_lines(res, 1, lines, &more);
+  assert_int_equal(n, NC_EVIDENCE_SHOWN);
+  assert_int_equal(more, 100 - (NC_EVIDENCE_SHOWN - 2));
+  assert_string_equal(lines[0].e->observed, "byte 0 changed");
+  assert_string_equal(lines[NC_EVIDENCE_SHOWN - 2].e->call, "update_accumulate (n=5, dtype 11)");
+  assert_string_equal(lines[NC_EVIDENCE_SHOWN - 1].e->expected, "nothing written past the end");
+  nc_report_free(r);
+}
+
 static void test_no_evidence(void **state)
 {
   (void)state;
@@ -100,6 +122,7 @@ int main(void)
       cmocka_unit_test(test_identical_items_fold),
       cmocka_unit_test(test_notes_only_on_request),
       cmocka_unit_test(test_cap),
+      cmocka_unit_test(test_every_kind_shows),
       cmocka_unit_test(test_no_evidence),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
