@@ -510,7 +510,7 @@ static long err06_try(nc_case *c, const char *service, const int64_t *keys, int6
   *mismatches = k.mismatches;
   snprintf(first, firstlen, "%s", k.mismatch);
   if (owner)
-    *owner = k.mismatch_owner;
+    *owner = k.mismatch_owners[0];
   nc_tk_close(&k, &f);
   return calls;
 }

@@ -16,6 +16,7 @@
 #include "cases.h"
 #include "common.h"
 #include "dtype.h"
+#include "call_space.h"
 #include "table_kit.h"
 
 /* Keys the targeted cases use: small, distinct, away from the edges. */
@@ -31,6 +32,14 @@ static int64_t *keys_for(nc_tk *k, int64_t n)
   else
     nc_harness_error(k->c, "out of memory for %lld keys", (long long)n);
   return keys;
+}
+
+/* After a case's targeted checks: its op over the whole call space. */
+static void sweep(nc_tk *k, const nve_ext_table_factory_t *f, nc_space_op op)
+{
+  nc_space_coverage cov;
+  nc_space_sweep(k, f, op, &cov);
+  nc_space_report(k->c, op, &cov);
 }
 
 static void note_hits(nc_case *c, int64_t hits, int64_t asked)
@@ -84,6 +93,7 @@ void nc_case_tbl_02(nc_case *c)
     hits += nc_tk_find(&k, 2 * N, keys, NULL, NULL);
   }
   note_hits(c, hits, 2 * N);
+  sweep(&k, &f, NC_SPACE_INSERT);
   free(keys);
   nc_tk_close(&k, &f);
 }
@@ -172,6 +182,7 @@ void nc_case_tbl_06(nc_case *c)
     hits = nc_tk_find(&k, N, keys, NULL, NULL);
   }
   note_hits(c, hits, N / 2);
+  sweep(&k, &f, NC_SPACE_UPDATE);
   free(keys);
   nc_tk_close(&k, &f);
 }
@@ -213,7 +224,7 @@ void nc_case_tbl_07(nc_case *c)
     return;
   }
   int64_t N = nc_tk_batch(&k, 100), *keys = keys_for(&k, N);
-  int accepted = 0;
+  int accepted = 0, sent = 0;
   /* Every defined dtype and two undefined values; the sums of each success
    * are checked by the find that follows it. */
   static const int dtypes[] = {NVE_DTYPE_FLOAT32,         NVE_DTYPE_BFLOAT16,
@@ -244,6 +255,7 @@ void nc_case_tbl_07(nc_case *c)
               (long long)k.row);
       continue;
     }
+    sent++;
     if (s == NVE_SUCCESS) {
       accepted++;
       if (!nc_dtype_defined(d) || d == NVE_DTYPE_UNKNOWN)
@@ -266,8 +278,11 @@ void nc_case_tbl_07(nc_case *c)
     }
   }
   if (keys && !accepted && !k.mismatches)
-    nc_skip(c, "inconclusive: the table refused updates of every dtype, so no sum could be "
-               "checked");
+    nc_skip(c, "inconclusive: %s, so no sum could be checked",
+            sent == 0 ? "no dtype's element fits the row together with the table's own"
+                      : "the table refused updates of every dtype it was sent");
+  if (keys && accepted)
+    sweep(&k, &f, NC_SPACE_ACCUMULATE);
   free(keys);
   nc_tk_close(&k, &f);
 }
@@ -290,6 +305,7 @@ void nc_case_tbl_08(nc_case *c)
     hits += nc_tk_find(&k, N, keys, NULL, NULL);
   }
   note_hits(c, hits, N);
+  sweep(&k, &f, NC_SPACE_ERASE);
   free(keys);
   nc_tk_close(&k, &f);
 }

@@ -284,7 +284,7 @@ static void run_op(nc_tk *k, const sequence *q, const rop *o, uint64_t *s)
  * when no table could be made. */
 static long replay(nc_case *c, const nve_ext_table_factory_t *f, const sequence *q,
                    const size_t *idx, size_t count, uint64_t seed, char *why, size_t whylen,
-                   int64_t *keys_done, nc_rule *owner)
+                   int64_t *keys_done, nc_rule *owners, int *nowners)
 {
   nve_ext_table_t t;
   if (nc_produce_table(c, f, &t) != 0)
@@ -305,8 +305,10 @@ static long replay(nc_case *c, const nve_ext_table_factory_t *f, const sequence 
       *keys_done += q->ops[idx[i]].n;
     if (k.mismatches) {
       snprintf(why, whylen, "%s", k.mismatch);
-      if (owner)
-        *owner = k.mismatch_owner;
+      if (owners) {
+        *nowners = k.nmismatch_owners;
+        memcpy(owners, k.mismatch_owners, sizeof(k.mismatch_owners));
+      }
       failed_at = (long)i;
       break;
     }
@@ -315,8 +317,10 @@ static long replay(nc_case *c, const nve_ext_table_factory_t *f, const sequence 
   if (failed_at == (long)count && count >= 20 && k.failed_ops * 2 > (int64_t)count) {
     snprintf(why, whylen, "%lld of %zu ops returned a failure for valid arguments (the first: "
              "%s)", (long long)k.failed_ops, count, k.first_failed);
-    if (owner)
-      *owner = nc_op_owner(k.first_failed);
+    if (owners) {
+      owners[0] = nc_op_owner(k.first_failed);
+      *nowners = 1;
+    }
     failed_at = (long)count - 1;
   }
   nc_tk_done(&k);
@@ -350,7 +354,7 @@ static int try_trial(shrinking *sh, const size_t *trial, size_t n)
 {
   char trial_why[768];
   long at = replay(sh->c, sh->f, sh->q, trial, n, sh->seed, trial_why, sizeof(trial_why), NULL,
-                   NULL);
+                   NULL, NULL);
   sh->replays++;
   if (at < 0 || (size_t)at >= n)
     return 0;
@@ -431,8 +435,9 @@ static int check_sequence(nc_case *c, const nve_ext_table_factory_t *f, sequence
   char why[768] = "";
   int64_t keys_done = 0;
   double t0 = now_s();
-  nc_rule owner = c->rule; /* the rule the first disagreement breaks */
-  long at = replay(c, f, q, idx, q->count, seed, why, sizeof(why), &keys_done, &owner);
+  nc_rule owners[2] = {c->rule, c->rule}; /* the rules the first disagreement may break */
+  int nowners = 1;
+  long at = replay(c, f, q, idx, q->count, seed, why, sizeof(why), &keys_done, owners, &nowners);
   double took = now_s() - t0;
   int rc = 0;
   if (at < 0) {
@@ -449,7 +454,7 @@ static int check_sequence(nc_case *c, const nve_ext_table_factory_t *f, sequence
     snprintf(first_why, sizeof(first_why), "%s", why);
     double budget = c->cfg->stress ? 120 : 20;
     int replays = shrink(c, f, q, idx, &len, seed, now_s() + budget, why, sizeof(why));
-    nc_fail_owned(c, owner, what, "agreement with the model after every op",
+    nc_fail_owned_by(c, owners, nowners, what, "agreement with the model after every op",
             "seed %llu: after op %zu of %zu (%s) the table disagreed: %s. Shortest failing "
             "sequence found: %zu ops (from %zu, %d replays on fresh tables); its failure: %s",
             (unsigned long long)seed, original, q->count, op_names[q->ops[at].kind], first_why,

@@ -160,6 +160,21 @@ int64_t nc_tk_batch(nc_tk *k, int64_t wanted)
   return fit;
 }
 
+/* A mismatch that any of owners may be charged with (the first that failed
+ * on its own). */
+static void mismatch_by(nc_tk *k, const nc_rule *owners, int nowners, const char *call,
+                        const char *expected, const char *text)
+{
+  if (k->mismatches++ == 0 && k->quiet) {
+    snprintf(k->mismatch, sizeof(k->mismatch), "%s: %s", call, text);
+    k->nmismatch_owners = nowners < 2 ? nowners : 2;
+    for (int i = 0; i < k->nmismatch_owners; i++)
+      k->mismatch_owners[i] = owners[i];
+  }
+  if (!k->quiet)
+    nc_fail_owned_by(k->c, owners, nowners, call, expected, "%s", text);
+}
+
 void nc_tk_mismatch(nc_tk *k, nc_rule owner, const char *call, const char *expected,
                     const char *fmt, ...)
 {
@@ -168,12 +183,7 @@ void nc_tk_mismatch(nc_tk *k, nc_rule owner, const char *call, const char *expec
   va_start(ap, fmt);
   vsnprintf(text, sizeof(text), fmt, ap);
   va_end(ap);
-  if (k->mismatches++ == 0 && k->quiet) {
-    snprintf(k->mismatch, sizeof(k->mismatch), "%s: %s", call, text);
-    k->mismatch_owner = owner;
-  }
-  if (!k->quiet)
-    nc_fail_owned(k->c, owner, call, expected, "%s", text);
+  mismatch_by(k, &owner, 1, call, expected, text);
 }
 
 /* The largest magnitude of the integers written as dtype's elements: half
@@ -505,7 +515,15 @@ nve_status_t nc_tk_update(nc_tk *k, int64_t n, const int64_t *keys, int64_t stri
 nve_status_t nc_tk_accumulate(nc_tk *k, int64_t n, const int64_t *keys, nve_data_type_t dtype,
                               int64_t size, uint64_t tag, int may_fail)
 {
-  int64_t stride = size > 0 ? size : 8;
+  return nc_tk_accumulate_strided(k, n, keys, dtype, size, 0, tag, may_fail);
+}
+
+nve_status_t nc_tk_accumulate_strided(nc_tk *k, int64_t n, const int64_t *keys,
+                                      nve_data_type_t dtype, int64_t size, int64_t stride,
+                                      uint64_t tag, int may_fail)
+{
+  if (stride < size || stride <= 0)
+    stride = size > 0 ? size : 8;
   call_buffers b;
   nve_status_t s = NVE_ERROR_OUT_OF_MEMORY;
   if (buffers_inputs(k, &b, "update_accumulate", n, keys, (size_t)(n * stride)) != 0)
@@ -587,20 +605,33 @@ static void describe_wrong_bytes(const nc_tk *k, int64_t key, const unsigned cha
   }
 }
 
-/* The rule a wrong answer for key breaks: the one of the op that last
- * changed the key (a hit after erase is TBL-08's, wrong bytes after an
- * update TBL-06's), TBL-02 for a key only ever inserted or never written. */
-static nc_rule answer_owner(const nc_tk *k, nc_oracle_verdict v, int64_t key)
+static nc_rule op_rule(nc_oracle_op op)
 {
-  if (v == NC_ORACLE_WRONG_SIZE)
-    return NC_RULE_TBL_02;
-  switch (nc_oracle_last_op(k->o, key)) {
+  switch (op) {
   case NC_ORACLE_OP_UPDATE: return NC_RULE_TBL_06;
   case NC_ORACLE_OP_ACCUMULATE: return NC_RULE_TBL_07;
   case NC_ORACLE_OP_ERASE:
   case NC_ORACLE_OP_CLEAR: return NC_RULE_TBL_08;
   default: return NC_RULE_TBL_02;
   }
+}
+
+/* The rules a wrong answer for key may break: the one of the op that last
+ * changed the key (a hit after erase is TBL-08's, wrong bytes after an
+ * update TBL-06's; TBL-02 for a key only ever inserted or never written),
+ * and for a hit on a key that should be absent, also the erase or clear
+ * that removed it before (a cleared key an update then "inserted" is
+ * clear's defect or update's). Returns how many (1 or 2). */
+static int answer_owners(const nc_tk *k, nc_oracle_verdict v, int64_t key, nc_rule owners[2])
+{
+  owners[0] = v == NC_ORACLE_WRONG_SIZE ? NC_RULE_TBL_02 : op_rule(nc_oracle_last_op(k->o, key));
+  nc_oracle_op removed = nc_oracle_removed_by(k->o, key);
+  if (v == NC_ORACLE_HIT_ABSENT && removed != NC_ORACLE_OP_NONE &&
+      op_rule(removed) != owners[0]) {
+    owners[1] = op_rule(removed);
+    return 2;
+  }
+  return 1;
 }
 
 /* Whether a returned row is the canary the harness filled the output slot
@@ -623,9 +654,11 @@ static void check_answer(nc_tk *k, const char *call, int64_t i, int64_t key, int
     return;
   }
   char detail[200] = "";
-  nc_rule owner = answer_owner(k, v, key);
+  nc_rule owners[2];
+  int nowners = answer_owners(k, v, key, owners);
   if (hit && bytes && unwritten(bytes, k->row, slot_salt)) {
-    owner = NC_RULE_TBL_02; /* whatever the key's history: find did not write */
+    owners[0] = NC_RULE_TBL_02; /* whatever the key's history: find did not write */
+    nowners = 1;
     snprintf(detail, sizeof(detail), "slot not written: it still holds the harness's fill "
              "pattern");
   } else if (v == NC_ORACLE_WRONG_BYTES) {
@@ -634,12 +667,71 @@ static void check_answer(nc_tk *k, const char *call, int64_t i, int64_t key, int
     snprintf(detail, sizeof(detail), "value_sizes says %lld, %lld bytes were written",
              (long long)size, (long long)k->row);
   }
-  nc_tk_mismatch(k, owner, call, "the bytes last written for the key, or a miss where allowed",
-                 "key %lld (index %lld): %s%s%s", (long long)key, (long long)i,
-                 nc_oracle_verdict_text(v), detail[0] ? "; " : "", detail);
+  char text[600];
+  snprintf(text, sizeof(text), "key %lld (index %lld): %s%s%s", (long long)key, (long long)i,
+           nc_oracle_verdict_text(v), detail[0] ? "; " : "", detail);
+  if (owners[0] != NC_RULE_TBL_02 && !k->quiet && !k->in_control) {
+    /* Charged to the op that last changed the key; whether find itself
+     * reads that key wrong is tried once the find is over. */
+    if (k->npending == NC_TK_PENDING) {
+      k->pending_more++; /* settled with the last one kept */
+      return;
+    }
+    nc_tk_pending *p = &k->pending[k->npending++];
+    p->key = key;
+    p->owners[0] = owners[0];
+    p->owners[1] = owners[nowners - 1];
+    p->nowners = nowners;
+    snprintf(p->call, sizeof(p->call), "%s", call);
+    snprintf(p->text, sizeof(p->text), "%s", text);
+  } else {
+    mismatch_by(k, owners, nowners, call,
+                "the bytes last written for the key, or a miss where allowed", text);
+  }
   /* Re-sync, so that one wrong answer is reported once. */
   if (k->observe)
     nc_oracle_observe(k->o, key, hit, bytes);
+}
+
+/* The control for a wrong answer charged to update, accumulate or erase:
+ * the key written by a plain insert and read back. When that read is wrong
+ * too, find (or insert) is at fault for the key, and TBL-02 owns the
+ * first answer as well; when it is right, the op that changed the key
+ * does. */
+static void settle_pending(nc_tk *k)
+{
+  if (!k->npending || k->in_control)
+    return;
+  k->in_control = 1;
+  int npending = k->npending;
+  int64_t more = k->pending_more;
+  k->npending = 0;
+  k->pending_more = 0;
+  static const nc_rule find_owner[] = {NC_RULE_TBL_02};
+  const nc_rule *last = find_owner;
+  int nlast = 1;
+  const char *expected = "the bytes last written for the key, or a miss where allowed";
+  for (int i = 0; i < npending; i++) {
+    const nc_tk_pending *p = &k->pending[i];
+    int64_t before = k->mismatches;
+    int find_wrong = nc_tk_insert(k, 1, &p->key, 0, 0xc0417201u + (uint64_t)i, 1) == NVE_SUCCESS &&
+                     nc_tk_find(k, 1, &p->key, NULL, NULL) >= 0 && k->mismatches > before;
+    last = find_wrong ? find_owner : p->owners;
+    nlast = find_wrong ? 1 : p->nowners;
+    char text[700];
+    snprintf(text, sizeof(text), "%s%s", p->text,
+             find_wrong ? " (a plain insert of the key read back wrong too: find's or insert's "
+                          "defect)"
+                        : "");
+    mismatch_by(k, last, nlast, p->call, expected, text);
+  }
+  if (more) {
+    char text[120];
+    snprintf(text, sizeof(text), "%lld more answers of this call disagreed, charged as the last "
+             "one above", (long long)more);
+    mismatch_by(k, last, nlast, k->pending[npending - 1].call, expected, text);
+  }
+  k->in_control = 0;
 }
 
 /* Whether the 8 bytes of value_sizes[i] still hold their canary. */
@@ -770,5 +862,6 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
   }
 out:
   buffers_free(&b);
+  settle_pending(k);
   return hits;
 }

@@ -21,6 +21,15 @@
 /* Rows wider than this are more than the harness can feed. */
 #define NC_TK_ROW_MAX (64 << 20)
 
+/* A wrong answer waiting for its control (settle_pending in table_kit.c). */
+#define NC_TK_PENDING 4
+typedef struct nc_tk_pending {
+  int64_t key;
+  nc_rule owners[2];
+  int nowners;
+  char call[160], text[600];
+} nc_tk_pending;
+
 typedef struct nc_tk {
   nc_case *c;         /* whose rule the mismatches fail */
   nve_ext_table_t t;
@@ -35,9 +44,13 @@ typedef struct nc_tk {
   int quiet;          /* keep the first mismatch in .mismatch, record nothing */
   int64_t mismatches;
   char mismatch[768];
-  nc_rule mismatch_owner; /* the rule the first mismatch breaks */
+  nc_rule mismatch_owners[2]; /* the rules the first mismatch may break */
+  int nmismatch_owners;
   int64_t failed_ops; /* ops that returned a failure (the model forgot their keys) */
   char first_failed[160]; /* the call of the first of them */
+  nc_tk_pending pending[NC_TK_PENDING];
+  int npending, in_control;
+  int64_t pending_more; /* wrong answers past the pending ones, in the same find */
   nc_device_feed feed; /* a DEVICE table's device, streams and buffer copies */
   uint64_t rng;        /* key order, seeded from the run's seed */
   int batch_noted;     /* the memory bound on batches was noted */
@@ -103,6 +116,10 @@ nve_status_t nc_tk_update(nc_tk *k, int64_t n, const int64_t *keys, int64_t stri
  * types are convertible (dtype.h), and forgets the keys otherwise. */
 nve_status_t nc_tk_accumulate(nc_tk *k, int64_t n, const int64_t *keys, nve_data_type_t dtype,
                               int64_t size, uint64_t tag, int may_fail);
+/* The same with update_stride (0 or less than size: size). */
+nve_status_t nc_tk_accumulate_strided(nc_tk *k, int64_t n, const int64_t *keys,
+                                      nve_data_type_t dtype, int64_t size, int64_t stride,
+                                      uint64_t tag, int may_fail);
 nve_status_t nc_tk_erase(nc_tk *k, int64_t n, const int64_t *keys, int may_fail);
 nve_status_t nc_tk_clear(nc_tk *k, int may_fail);
 

@@ -17,6 +17,7 @@ typedef struct entry {
   uint8_t ncand;     /* rows a hit may return; 0 and !any: must be absent */
   uint8_t room;      /* rows allocated (grown as candidates come) */
   uint8_t last;      /* nc_oracle_op: what last changed it */
+  uint8_t removed;   /* nc_oracle_op: the erase or clear that last removed it */
   uint32_t batch;    /* the op that last wrote it, for duplicate keys */
   unsigned char *rows;
 } entry;
@@ -124,6 +125,7 @@ static entry *entry_for(nc_oracle *o, int64_t key)
   e->key = key;
   e->any = (uint8_t)o->all_unknown;
   e->absent_ok = 1;
+  e->removed = o->cleared ? NC_ORACLE_OP_CLEAR : NC_ORACLE_OP_NONE;
   o->used++;
   return e;
 }
@@ -184,6 +186,7 @@ void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
     e->batch = o->batch;
     e->absent_ok = !o->exact;
     e->last = NC_ORACLE_OP_INSERT;
+    e->removed = NC_ORACLE_OP_NONE;
   }
 }
 
@@ -249,6 +252,7 @@ void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys)
     e->ncand = 0;
     e->absent_ok = 1;
     e->last = NC_ORACLE_OP_ERASE;
+    e->removed = NC_ORACLE_OP_ERASE;
   }
 }
 
@@ -327,6 +331,14 @@ nc_oracle_op nc_oracle_last_op(const nc_oracle *o, int64_t key)
   const entry *e = lookup(o, key);
   if (e && e->last)
     return (nc_oracle_op)e->last;
+  return o->cleared ? NC_ORACLE_OP_CLEAR : NC_ORACLE_OP_NONE;
+}
+
+nc_oracle_op nc_oracle_removed_by(const nc_oracle *o, int64_t key)
+{
+  const entry *e = lookup(o, key);
+  if (e)
+    return (nc_oracle_op)e->removed;
   return o->cleared ? NC_ORACLE_OP_CLEAR : NC_ORACLE_OP_NONE;
 }
 

@@ -75,6 +75,10 @@ typedef enum {
   NC_ORACLE_OP_CLEAR,
 } nc_oracle_op;
 nc_oracle_op nc_oracle_last_op(const nc_oracle *o, int64_t key);
+/* The erase or clear that last removed key (NONE when none did, or an
+ * insert stored it since): a hit for a key that should be absent may be
+ * that op's fault as much as a later update's. */
+nc_oracle_op nc_oracle_removed_by(const nc_oracle *o, int64_t key);
 
 /* The first row a hit for key may return, or NULL (absent, or any bytes). */
 const unsigned char *nc_oracle_expected(const nc_oracle *o, int64_t key);

@@ -37,10 +37,13 @@ typedef struct nc_result {
    * (a block no rule owns has blocked set and blocked_by NULL). */
   const nc_rule_info *blocked_by;
   int blocked;
-  /* Set while every failure the case saw is a defect another rule owns
-   * (nc_fail_owned): that rule. The run then blocks the case on it when
-   * it failed on its own (nc_attribute_blocks). */
-  const nc_rule_info *failure_owner;
+  /* When every failure the case saw is a defect other rules own
+   * (nc_fail_owned_by): the rules its first one may be charged to. The run
+   * blocks the case on the first that failed on its own
+   * (nc_attribute_blocks). */
+#define NC_RESULT_OWNERS 4
+  const nc_rule_info *failure_owners[NC_RESULT_OWNERS];
+  int nfailure_owners;
 } nc_result;
 
 struct nc_report {

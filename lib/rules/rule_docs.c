@@ -655,13 +655,17 @@ const nc_rule_doc nc_rule_docs[NC_RULE_COUNT] = {
     .why = "An embedding cache that returns bytes not written for a key trains or serves on "
            "wrong data, silently.",
     .how = "Inserts and updates rows of the table's own row size and key size, then finds "
-           "them and compares every byte, the hit bits and value_sizes with the model.",
-    .mistakes = "Returning the row of a colliding key; returning the value from before an "
-                "update; a wrong value_sizes.",
+           "them and compares every byte, the hit bits and value_sizes with the model. Then "
+           "sweeps insert and find over their whole call space (cases/kit/call_space.h): "
+           "batches from 1 to 4133 keys, strides equal to and wider than the row, keys spread "
+           "over the full width, at the edges, duplicated and half stored, on empty, shallow "
+           "and deep tables, and a refused call at every batch size.",
+    .mistakes = "Returning the row of a colliding key; reporting a hit without writing the "
+                "row; a sign bug for keys with the high bit set; a wrong value_sizes.",
     .fix = "Compare the full key on lookup, and write value_sizes[i] for every hit.",
     .snippet = "if (slot->key == key) {\n  memcpy(values + i * stride, slot->row, t->row_bytes);\n"
                "  if (sizes) sizes[i] = t->row_bytes;\n  mask[i / 64] |= 1ull << (i % 64);\n}",
-    .fixture = "tbl02-stale-after-update",
+    .fixture = "tbl02-hits-unwritten",
   },
   [NC_RULE_TBL_03] = {
     .section = "find",
@@ -704,8 +708,10 @@ const nc_rule_doc nc_rule_docs[NC_RULE_COUNT] = {
     .why = "update is how hosts refresh rows they know are cached; inserting missing keys "
            "fills the cache with rows it never asked for.",
     .how = "Updates a mix of present and absent keys and checks with find that only the "
-           "present ones changed.",
-    .mistakes = "Implementing update as insert.",
+           "present ones changed; then sweeps update over its whole call space (batches, "
+           "strides, key classes, table depths).",
+    .mistakes = "Implementing update as insert; a read cache update does not invalidate; "
+                "stepping through the rows by value_size instead of value_stride.",
     .fix = "Look the key up and skip it when absent.",
     .snippet = "struct slot *s = lookup(t, key);\nif (!s) continue; /* update never inserts */\n"
                "memcpy(s->row, src, size);",
@@ -717,7 +723,9 @@ const nc_rule_doc nc_rule_docs[NC_RULE_COUNT] = {
            "with nothing applied, corrupts a model without any error.",
     .how = "Accumulates float32 updates into present and absent keys and checks the sums; "
            "then tries every other dtype and an undefined one: each must fail with a message "
-           "or succeed with correctly converted sums.",
+           "or succeed with correctly converted sums (an update_size that is no multiple of a "
+           "dtype's element is never sent). Then sweeps accumulate in the table's own type "
+           "over its whole call space.",
     .mistakes = "Ignoring update_dtype and adding raw bytes as float; returning NVE_SUCCESS "
                 "for a dtype that is not implemented.",
     .fix = "Sum the dtypes you support; return NVE_ERROR_NOT_IMPLEMENTED with a message for "
@@ -730,7 +738,8 @@ const nc_rule_doc nc_rule_docs[NC_RULE_COUNT] = {
     .section = "erase and clear",
     .why = "Hosts erase stale rows and clear tables between epochs; rows that survive are "
            "served as if they were current.",
-    .how = "Erases present and absent keys, clears, and checks with find.",
+    .how = "Erases present and absent keys, clears, and checks with find; then sweeps erase "
+           "over its whole call space (batches up to 4133 keys, key classes, table depths).",
     .mistakes = "erase that marks a slot but find that still matches it; clear that resets a "
                 "counter but not the rows.",
     .fix = "Make find treat erased slots as empty.",
@@ -771,7 +780,7 @@ const nc_rule_doc nc_rule_docs[NC_RULE_COUNT] = {
                 "eviction that returns another key's row.",
     .fix = "Reproduce with the printed seed and prefix (--seed), then test the op it names.",
     .snippet = NULL,
-    .fixture = "tbl11-grows-late",
+    .fixture = "tbl11-deep-bug",
   },
   [NC_RULE_TBL_12] = {
     .section = "Threads",

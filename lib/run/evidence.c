@@ -149,13 +149,32 @@ void nc_fail_owned(nc_case *c, nc_rule owner, const char *call, const char *expe
   va_start(ap, observed);
   vsnprintf(text, sizeof(text), observed, ap);
   va_end(ap);
-  if (owner == c->rule) {
-    nc_fail(c, call, expected, "%s", text);
-    return;
+  nc_fail_owned_by(c, &owner, 1, call, expected, "%s", text);
+}
+
+void nc_fail_owned_by(nc_case *c, const nc_rule *owners, int nowners, const char *call,
+                      const char *expected, const char *observed, ...)
+{
+  char text[2048];
+  va_list ap;
+  va_start(ap, observed);
+  vsnprintf(text, sizeof(text), observed, ap);
+  va_end(ap);
+  /* The rules the run may charge, "TBL-08,TBL-06"; the case's own among
+   * them makes it the case's failure. */
+  char list[64] = "";
+  size_t at = 0;
+  for (int i = 0; i < nowners; i++) {
+    if (owners[i] == c->rule) {
+      nc_fail(c, call, expected, "%s", text);
+      return;
+    }
+    at += (size_t)snprintf(list + at, at < sizeof(list) ? sizeof(list) - at : 0, "%s%s",
+                           i ? "," : "", nc_rule_text(owners[i]));
   }
-  /* The run decides: blocked when owner fails on its own, else this
+  /* The run decides: blocked when an owner fails on its own, else this
    * case's failure (the defect shows only in its conditions). */
-  send(c, NC_LEVEL_FAIL, call, expected, text, nc_rule_text(owner));
+  send(c, NC_LEVEL_FAIL, call, expected, text, list);
 }
 
 void nc_info(nc_case *c, const char *key, const char *value, ...)

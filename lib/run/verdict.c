@@ -52,10 +52,24 @@ static const nc_evidence *first_evidence(const nc_result *res, const char *level
   return &res->evidence[0];
 }
 
+/* "TBL-08,TBL-06" into res's candidate owners. */
+static void read_owners(const char *list, nc_result *res)
+{
+  char copy[128];
+  snprintf(copy, sizeof(copy), "%s", list);
+  res->nfailure_owners = 0;
+  for (char *save = NULL, *id = strtok_r(copy, ",", &save);
+       id && res->nfailure_owners < NC_RESULT_OWNERS; id = strtok_r(NULL, ",", &save)) {
+    int r = nc_rule_parse(id);
+    if (r >= 0)
+      res->failure_owners[res->nfailure_owners++] = &nc_rule_defs[r].info;
+  }
+}
+
 void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg)
 {
   int nfail = 0, nwarn = 0, nerror = 0, settled = 0, crashed_in_plugin = 0, owner = -1;
-  int nowned = 0, owned_by = -1; /* failures another rule owns */
+  int nowned = 0; /* failures other rules own */
   const char *phase = cr->phase, *skip = NULL, *blocked = NULL;
   for (size_t i = 0; i < cr->nrecords && !settled; i++) {
     const nc_record *rec = &cr->records[i];
@@ -71,10 +85,9 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
       char *obs = nc_sanitized(rec->fields[3]);
       nc_result_add_evidence(res, rec->fields[0], rec->fields[1], rec->fields[2], obs);
       free(obs);
-      int by = rec->nfields >= 5 ? nc_rule_parse(rec->fields[4]) : -1;
-      if (by >= 0 && strcmp(f0, NC_LEVEL_FAIL) == 0) { /* nc_fail_owned */
+      if (rec->nfields >= 5 && strcmp(f0, NC_LEVEL_FAIL) == 0) { /* nc_fail_owned_by */
         if (!nowned++)
-          owned_by = by;
+          read_owners(rec->fields[4], res);
         continue;
       }
       nfail += strcmp(f0, NC_LEVEL_FAIL) == 0;
@@ -117,8 +130,8 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
     return;
   }
   const nc_evidence *e;
-  if (!nfail && nowned)
-    res->failure_owner = &nc_rule_defs[owned_by].info;
+  if (nfail)
+    res->nfailure_owners = 0; /* its own failure: nothing to charge elsewhere */
   if (nfail || nowned) {
     res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
     e = first_evidence(res, NC_LEVEL_FAIL);
@@ -266,14 +279,27 @@ static int failed(const nc_result *res)
  * rule, that rule's in turn (or owner's, when the chain ends in one that
  * holds). NULL when owner holds or is not selected. Reads the verdicts as
  * the cases left them (depth bounds a cycle). */
+static nc_result *charged(nc_report *r, const nc_rule_info *owner, int depth);
+
+/* The first of res's candidate owners that is charged. */
+static nc_result *charged_any(nc_report *r, const nc_result *res, int depth)
+{
+  for (int i = 0; i < res->nfailure_owners; i++) {
+    nc_result *o = charged(r, res->failure_owners[i], depth);
+    if (o)
+      return o;
+  }
+  return NULL;
+}
+
 static nc_result *charged(nc_report *r, const nc_rule_info *owner, int depth)
 {
   nc_result *o = result_of(r, owner);
   if (!o || !failed(o) || depth > NC_RULE_COUNT)
     return NULL;
-  if (!o->failure_owner)
+  if (!o->nfailure_owners)
     return o;
-  nc_result *further = charged(r, o->failure_owner, depth + 1);
+  nc_result *further = charged_any(r, o, depth + 1);
   return further ? further : o;
 }
 
@@ -283,8 +309,8 @@ void nc_attribute_blocks(nc_report *r)
   if (!to)
     return;
   for (size_t i = 0; i < r->nresults; i++)
-    if (r->results[i].failure_owner && failed(&r->results[i]))
-      to[i] = charged(r, r->results[i].failure_owner, 0);
+    if (r->results[i].nfailure_owners && failed(&r->results[i]))
+      to[i] = charged_any(r, &r->results[i], 0);
   for (size_t i = 0; i < r->nresults; i++) {
     nc_result *res = &r->results[i], *o = to[i];
     if (!o || o == res)
