@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callback.h"
 #include "common.h"
 #include "device_feed.h"
 #include "dtype.h"
@@ -237,6 +238,16 @@ int64_t nc_tk_update_size(const nc_tk *k, nve_data_type_t dtype, int half)
   if (half && elements > 1)
     elements /= 2;
   return elements * width;
+}
+
+/* ", device D, thread T": where a call ran, for its evidence line. */
+static const char *call_place(const nc_tk *k, char *buf, size_t len)
+{
+  if (k->feed.device >= 0)
+    snprintf(buf, len, ", device %d, thread %d", k->feed.device, nc_callback_thread());
+  else
+    snprintf(buf, len, ", host, thread %d", nc_callback_thread());
+  return buf;
 }
 
 /* ---- buffers ------------------------------------------------------------- */
@@ -485,9 +496,10 @@ static nve_status_t write_rows(nc_tk *k, const char *op, rows_op call_op, int64_
     goto out;
   s = call_op(&k->t, n, arg(&b, 0), stride, k->row, arg(&b, 1));
   from_device(&b);
-  char call[128];
-  snprintf(call, sizeof(call), "%s (n=%lld, value_stride=%lld, value_size=%lld)", op, (long long)n,
-           (long long)stride, (long long)k->row);
+  char call[160], place[48];
+  snprintf(call, sizeof(call), "%s (n=%lld, value_stride=%lld, value_size=%lld%s)", op,
+           (long long)n, (long long)stride, (long long)k->row,
+           call_place(k, place, sizeof(place)));
   check_bounds(k, call, &b);
   if (after_modify(k, call, s, may_fail, n, b.keys_copy)) {
     if (call_op == nc_call_insert)
@@ -542,10 +554,10 @@ nve_status_t nc_tk_accumulate_strided(nc_tk *k, int64_t n, const int64_t *keys,
     goto out;
   s = nc_call_update_accumulate(&k->t, n, arg(&b, 0), stride, size, arg(&b, 1), dtype);
   from_device(&b);
-  char call[160];
+  char call[200], place[48];
   snprintf(call, sizeof(call), "update_accumulate (n=%lld, update_stride=%lld, update_size=%lld, "
-           "%s updates, dtype %d)", (long long)n, (long long)stride, (long long)size,
-           nc_dtype_name(dtype), (int)dtype);
+           "%s updates, dtype %d%s)", (long long)n, (long long)stride, (long long)size,
+           nc_dtype_name(dtype), (int)dtype, call_place(k, place, sizeof(place)));
   check_bounds(k, call, &b);
   if (after_modify(k, call, s, may_fail, n, b.keys_copy) &&
       nc_oracle_accumulate(k->o, n, b.keys_copy, stride, size, b.rows_copy, dtype) != 0)
@@ -564,8 +576,8 @@ nve_status_t nc_tk_erase(nc_tk *k, int64_t n, const int64_t *keys, int may_fail)
     goto out;
   s = nc_call_erase(&k->t, n, arg(&b, 0));
   from_device(&b);
-  char call[48];
-  snprintf(call, sizeof(call), "erase (n=%lld)", (long long)n);
+  char call[96], place[48];
+  snprintf(call, sizeof(call), "erase (n=%lld%s)", (long long)n, call_place(k, place, sizeof(place)));
   check_bounds(k, call, &b);
   if (after_modify(k, call, s, may_fail, n, b.keys_copy))
     nc_oracle_erase(k->o, n, b.keys_copy);
@@ -813,11 +825,11 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
     goto out;
   nve_status_t s = nc_call_find(&k->t, n, arg(&b, 0), arg(&b, 2), stride, arg(&b, 3), arg(&b, 4));
   from_device(&b);
-  char call[160];
-  snprintf(call, sizeof(call), "find (n=%lld, value_stride=%lld%s%s%s%s)", (long long)n,
+  char call[200], place[48];
+  snprintf(call, sizeof(call), "find (n=%lld, value_stride=%lld%s%s%s%s%s)", (long long)n,
            (long long)stride, opts->resolved ? ", some keys resolved" : "",
            opts->null_mask ? ", NULL hit_mask" : "", opts->null_values ? ", NULL values" : "",
-           opts->null_sizes ? ", NULL value_sizes" : "");
+           opts->null_sizes ? ", NULL value_sizes" : "", call_place(k, place, sizeof(place)));
   check_bounds(k, call, &b);
   check_resolved_bits(call, &b, n);
   if (s != NVE_SUCCESS) {

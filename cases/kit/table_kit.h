@@ -27,7 +27,7 @@ typedef struct nc_tk_pending {
   int64_t key;
   nc_rule owners[2];
   int nowners;
-  char call[160], text[600];
+  char call[200], text[600];
 } nc_tk_pending;
 
 typedef struct nc_tk {
@@ -47,7 +47,7 @@ typedef struct nc_tk {
   nc_rule mismatch_owners[2]; /* the rules the first mismatch may break */
   int nmismatch_owners;
   int64_t failed_ops; /* ops that returned a failure (the model forgot their keys) */
-  char first_failed[160]; /* the call of the first of them */
+  char first_failed[200]; /* the call of the first of them */
   nc_tk_pending pending[NC_TK_PENDING];
   int npending, in_control;
   int64_t pending_more; /* wrong answers past the pending ones, in the same find */
