@@ -232,8 +232,8 @@ static void parse(cli *c, int argc, char **argv)
       break;
     }
     case OPT_TIMEOUT:
-      if (!parse_number(optarg, &num) || num <= 0 || num > 86400)
-        usage_error(c, "--timeout takes seconds, more than 0 and at most 86400 (got '%s')",
+      if (!parse_number(optarg, &num) || num < NC_MIN_TIMEOUT_S || num > 86400)
+        usage_error(c, "--timeout takes seconds, from %g to 86400 (got '%s')", NC_MIN_TIMEOUT_S,
                     optarg);
       c->opt.timeout_s = num;
       break;
@@ -614,7 +614,9 @@ int main(int argc, char **argv)
   } else {
     nc_report_print_summary(r, stdout);
   }
-  if (write_reports(&c, r) != 0 && code == NC_EXIT_PASS)
+  /* A report that could not be written is an input error whatever the
+   * verdicts: a CI gate must not read a stale or missing file as current. */
+  if (write_reports(&c, r) != 0)
     code = NC_EXIT_USAGE;
   nc_report_free(r);
   free(c.error);

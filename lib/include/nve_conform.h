@@ -29,6 +29,7 @@ extern "C" {
 #define NC_DEFAULT_WORKERS 4     /* threads in the services pool */
 #define NC_DEFAULT_SIM_DEVICES 4 /* virtual devices of the simulated CUDA runtime */
 #define NC_MAX_JOBS 64           /* the most cases --jobs runs at once */
+#define NC_MIN_TIMEOUT_S 0.1     /* the shortest --timeout (a case starts in ms, not ns) */
 
 /* Exit codes of the command line and of nc_report_exit_code(). */
 enum {

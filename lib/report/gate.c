@@ -65,6 +65,19 @@ static int read_waiver(const cJSON *w, int index, nc_waiver *out, char *err, siz
     snprintf(err, errlen, "waiver #%d is not a JSON object", index);
     return -1;
   }
+  /* A misspelt member ("expire") would silently drop what it meant. */
+  static const char *const known[] = {"rules",      "reason",        "issue",
+                                      "expires",    "plugin_sha256", "plugin_abi"};
+  for (const cJSON *m = w->child; m; m = m->next) {
+    size_t k = 0;
+    while (k < sizeof(known) / sizeof(known[0]) && strcmp(m->string, known[k]) != 0)
+      k++;
+    if (k == sizeof(known) / sizeof(known[0])) {
+      snprintf(err, errlen, "waiver #%d: unknown member \"%.40s\" (a waiver has rules, reason, "
+               "issue, expires, plugin_sha256 and plugin_abi)", index, m->string);
+      return -1;
+    }
+  }
   const cJSON *rules = cJSON_GetObjectItemCaseSensitive(w, "rules");
   int count = cJSON_IsString(rules) ? 1 : cJSON_IsArray(rules) ? cJSON_GetArraySize(rules) : 0;
   if (count == 0) {
@@ -92,8 +105,9 @@ static int read_waiver(const cJSON *w, int index, nc_waiver *out, char *err, siz
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  for (int k = 0; k < count; k++) {
-    const cJSON *g = cJSON_IsString(rules) ? rules : cJSON_GetArrayItem(rules, k);
+  /* Walked, never indexed: a cJSON array is a list. */
+  const cJSON *g = cJSON_IsString(rules) ? rules : rules->child;
+  for (int k = 0; k < count; k++, g = cJSON_IsString(rules) ? NULL : g->next) {
     if (!cJSON_IsString(g) || !*g->valuestring) {
       snprintf(err, errlen, "waiver #%d: \"rules\" holds something that is not a rule or glob",
                index);
@@ -168,9 +182,17 @@ int nc_waivers_load(const char *path, nc_waivers *out, char *err, size_t errlen)
     return -1;
   }
   int count = cJSON_GetArraySize(list), rc = 0;
+  for (const cJSON *m = cJSON_IsArray(root) ? NULL : root->child; m && rc == 0; m = m->next)
+    if (strcmp(m->string, "waivers") != 0) {
+      snprintf(err, errlen, "waivers '%s': unknown member \"%.40s\" (the file holds "
+               "{\"waivers\": [...]})", path, m->string);
+      rc = -1;
+    }
   out->list = calloc(count > 0 ? (size_t)count : 1, sizeof(nc_waiver));
-  for (int i = 0; out->list && i < count && rc == 0; i++) {
-    rc = read_waiver(cJSON_GetArrayItem(list, i), i + 1, &out->list[i], err, errlen);
+  /* cJSON arrays are lists: walk them, never index them (quadratic). */
+  const cJSON *item = list->child;
+  for (int i = 0; out->list && item && rc == 0; i++, item = item->next) {
+    rc = read_waiver(item, i + 1, &out->list[i], err, errlen);
     out->n = (size_t)i + 1; /* the failed one too: its parts are freed */
   }
   cJSON_Delete(root);
@@ -290,8 +312,8 @@ int nc_baseline_load(const char *path, nc_baseline *out, char *err, size_t errle
   out->sha256 = strdup(sha);
   out->plugin_name = dup_or_null(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(plugin, "name")));
   int rc = out->results ? 0 : -1;
-  for (int i = 0; rc == 0 && i < count; i++) {
-    const cJSON *res = cJSON_GetArrayItem(results, i);
+  const cJSON *res = results->child;
+  for (int i = 0; rc == 0 && res && i < count; i++, res = res->next) {
     const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "id"));
     const char *verdict = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "verdict"));
     if (!id || !id_shaped(id) || !verdict || !verdict_known(verdict)) {

@@ -103,5 +103,12 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
   if (mult < 0)
     return nc_report_usage_error(r, "NVE_CONFORM_TIMEOUT_MULTIPLIER must be a number in (0, 1000] "
                                     "(got '%s')", getenv("NVE_CONFORM_TIMEOUT_MULTIPLIER"));
+  /* The same bounds as the command line's, for programs that call nc_run. */
+  if (opt->timeout_s != 0 && !(opt->timeout_s >= NC_MIN_TIMEOUT_S && opt->timeout_s <= 86400))
+    return nc_report_usage_error(r, "the timeout must be from %g to 86400 seconds (got %g)",
+                                 NC_MIN_TIMEOUT_S, opt->timeout_s);
+  if (opt->jobs < 0 || opt->jobs > NC_MAX_JOBS)
+    return nc_report_usage_error(r, "the job count must be from 1 to %d, or 0 for one per CPU "
+                                    "(got %d)", NC_MAX_JOBS, opt->jobs);
   return 0;
 }

@@ -23,6 +23,11 @@ char *nc_sanitized(const char *s)
     for (unsigned char *p = (unsigned char *)copy; *p; p++)
       if (*p >= 0x80)
         *p = '?';
+  /* Control characters (ESC above all) would reach a terminal from the
+   * text report: what plugin code wrote keeps its line breaks and tabs. */
+  for (unsigned char *p = (unsigned char *)copy; copy && *p; p++)
+    if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+      *p = '?';
   return copy;
 }
 

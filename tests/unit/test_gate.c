@@ -82,6 +82,11 @@ static void test_waivers_refused(void **state)
   expect_waiver_error("[5]", "not a JSON object");
   expect_waiver_error("{\"waiver\": []}", "expected a JSON array");
   expect_waiver_error("5", "expected a JSON array");
+  /* A misspelt member would silently drop what it meant (a waiver that
+   * never expires): it is an error that names the member. */
+  expect_waiver_error("[{\"rules\": [\"SYM-07\"], \"reason\": \"r\", \"expire\": \"2020-01-01\"}]",
+                      "unknown member \"expire\"");
+  expect_waiver_error("{\"waivers\": [], \"comment\": \"x\"}", "unknown member \"comment\"");
 }
 
 /* Broken JSON is named as such, with where it breaks; an unreadable file
