@@ -292,6 +292,7 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
   double deadline = t0 + timeout_s;
   double cap = t0 + timeout_s * NC_RUNNER_CAP_FACTOR + NC_RUNNER_CAP_EXTRA_S;
   int status = 0, reaped = 0, lost = 0, open_pipe = 1;
+  size_t received = 0;
   while (!reaped) {
     double left = deadline - nc_now();
     if (left <= 0) {
@@ -305,9 +306,18 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
         char buf[8192];
         ssize_t n = read(s->fds[0], buf, sizeof(buf));
         if (n > 0) {
+          received += (size_t)n;
+          if (received > NC_RUNNER_CHANNEL_MAX) { /* the harness never sends that much */
+            out->flooded = 1;
+            break;
+          }
           nc_record_reader_feed(&reader, buf, (size_t)n);
-          double now = nc_now();
-          deadline = now + timeout_s < cap ? now + timeout_s : cap;
+          /* Progress is a whole record, not any byte: a stream of bytes
+           * without a line end does not put the deadline off. */
+          if (memchr(buf, '\n', (size_t)n)) {
+            double now = nc_now();
+            deadline = now + timeout_s < cap ? now + timeout_s : cap;
+          }
         } else if (n == 0 || errno != EINTR) {
           open_pipe = 0;
         }
@@ -335,12 +345,14 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
     live_pgid[s->slot] = 0;
     pthread_mutex_unlock(&live_lock);
   }
-  if (open_pipe) {
+  if (open_pipe && !out->flooded) {
     fcntl(s->fds[0], F_SETFL, O_NONBLOCK);
     char buf[8192];
     ssize_t n;
-    while ((n = read(s->fds[0], buf, sizeof(buf))) > 0)
+    while (received <= NC_RUNNER_CHANNEL_MAX && (n = read(s->fds[0], buf, sizeof(buf))) > 0) {
+      received += (size_t)n;
       nc_record_reader_feed(&reader, buf, (size_t)n);
+    }
   }
   out->seconds = nc_now() - t0;
   drain(&reader, out);
@@ -531,7 +543,10 @@ const nc_record *nc_child_last(const nc_child_result *r, const char *tag)
 /* How a child that did not finish ended, in words. */
 void nc_child_describe_end(const nc_child_result *cr, double timeout_s, char *out, size_t outlen)
 {
-  if (cr->timed_out)
+  if (cr->flooded)
+    snprintf(out, outlen, "wrote more than %zu MiB to the harness's result channel (a "
+             "descriptor plugin code does not own); killed", NC_RUNNER_CHANNEL_MAX >> 20);
+  else if (cr->timed_out)
     snprintf(out, outlen, "did not return within %g s (hang or deadlock); killed", timeout_s);
   else if (cr->signo)
     snprintf(out, outlen, "crashed with %s (%s)", nc_signal_name(cr->signo), strsignal(cr->signo));

@@ -32,11 +32,16 @@
 #define NC_RUNNER_CHANNEL_FD 3
 #define NC_RUNNER_PAGE_FD 4
 
+/* The most bytes one case may send on its result channel (what the harness
+ * sends is bounded far below: evidence per kind, violations per rule). */
+#define NC_RUNNER_CHANNEL_MAX ((size_t)64 << 20)
+
 typedef struct nc_child_result {
   nc_record *records;
   size_t nrecords, cap;
   int ended;     /* the body returned and the END record arrived */
   int timed_out; /* killed at the deadline */
+  int flooded;   /* killed for sending more than NC_RUNNER_CHANNEL_MAX bytes */
   int signo;     /* nonzero: the child died of this signal */
   int exit_code; /* when it exited (-1 otherwise) */
   char *output;  /* the tail of what the child printed, or NULL */

@@ -121,7 +121,7 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
     char how[256];
     nc_child_describe_end(cr, cfg->timeout_s, how, sizeof(how));
     int in_plugin = phase[0] != '\0' || crashed_in_plugin;
-    if (in_plugin || (!cr->signo && !cr->timed_out)) {
+    if (in_plugin || cr->flooded || (!cr->signo && !cr->timed_out)) {
       /* Exits and lost channels come from plugin code (a destructor, a
        * thread it left running): the harness does neither. */
       nc_result_add_evidence(res, NC_LEVEL_FAIL, phase[0] ? phase : "plugin code",
