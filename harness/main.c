@@ -495,14 +495,36 @@ static void check_report_paths(cli *c)
       *fields[i] = NULL;
 }
 
-/* Ctrl-C or a CI timeout: take the running case's processes down too, and
- * leave no temporary file behind. */
+/* Ctrl-C or a CI timeout: the first signal ends the run early, and the
+ * report so far is printed and written, marked interrupted (exit 128 +
+ * signal). A second one (or any under --no-fork) takes the running cases
+ * down at once and leaves no temporary file behind. */
+static volatile sig_atomic_t interruptions;
+static int interrupt_gracefully;
+
 static void on_terminate(int signo)
 {
+  if (interrupt_gracefully && interruptions++ == 0) {
+    nc_interrupt_run(signo);
+    return;
+  }
   nc_abort_running_case();
   nc_coverage_flush();
   signal(signo, SIG_DFL);
   raise(signo);
+}
+
+/* A report file from an earlier run must never pass for this run's: gone
+ * before the run starts (it is written again at the end). */
+static void remove_old_reports(const cli *c)
+{
+  const char *paths[] = {c->json_path, c->junit_path, c->tap_path, c->sarif_path, c->html_path};
+  for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+    struct stat st;
+    if (paths[i] && strncmp(paths[i], "/dev/", 5) != 0 && lstat(paths[i], &st) == 0 &&
+        S_ISREG(st.st_mode))
+      unlink(paths[i]);
+  }
 }
 
 static int write_reports(const cli *c, const nc_report *r);
@@ -582,6 +604,9 @@ int main(int argc, char **argv)
 
   if (!c.error)
     check_report_paths(&c);
+  if (!c.error)
+    remove_old_reports(&c);
+  interrupt_gracefully = !c.opt.no_fork;
 
   signal(SIGINT, on_terminate);
   signal(SIGTERM, on_terminate);

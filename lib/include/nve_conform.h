@@ -150,6 +150,13 @@ int nc_report_write_html(const nc_report *r, const char *path, char *err, size_t
  * interrupted run leaves no plugin process and no file behind. */
 void nc_abort_running_case(void);
 
+/* Async-signal-safe as well: ends the run early, for a SIGINT/SIGTERM/SIGHUP
+ * handler that wants the report so far. The cases running now are killed
+ * (as not finished, never as a verdict), no new case starts, and nc_run
+ * returns a report marked interrupted with that signal (exit code 128 +
+ * signo) whose unfinished rules are SKIP "not run: interrupted". */
+void nc_interrupt_run(int signo);
+
 const char *nc_verdict_name(nc_verdict v);
 /* The number of a pool schedule name ("pool", "inline", "reverse",
  * "shuffle", "delays"), or -1. */

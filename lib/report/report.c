@@ -74,6 +74,8 @@ size_t nc_report_count(const nc_report *r, nc_verdict v)
 
 int nc_report_exit_code(const nc_report *r)
 {
+  if (r->interrupted)
+    return 128 + r->interrupted; /* as a shell reports a process the signal ended */
   if (r->usage_error)
     return NC_EXIT_USAGE;
   if (r->error || r->harness_error)

@@ -75,6 +75,7 @@ struct nc_report {
   char *error; /* usage or input error: the run did not happen */
   int usage_error;
   int harness_error;
+  int interrupted; /* the signal that ended the run early, or 0 */
   char **gate_notes; /* what the waivers and the baseline say */
   size_t ngate_notes;
   int gate_problems; /* unused, expired or refused waivers: fail under strict */

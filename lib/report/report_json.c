@@ -128,6 +128,7 @@ int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t
   cJSON_AddNumberToObject(sum, "exit_code", nc_report_exit_code(r));
   cJSON_AddNumberToObject(sum, "seconds", r->seconds);
   add_string(sum, "note", r->note);
+  cJSON_AddBoolToObject(sum, "interrupted", r->interrupted != 0);
   cJSON *gate = cJSON_AddArrayToObject(sum, "gate");
   for (size_t i = 0; i < r->ngate_notes; i++)
     cJSON_AddItemToArray(gate, cJSON_CreateString(r->gate_notes[i]));

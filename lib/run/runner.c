@@ -72,6 +72,22 @@ static void remove_scratch(void)
 
 void nc_runner_remove_scratch(void) { remove_scratch(); }
 
+static volatile sig_atomic_t interrupted_by;
+
+void nc_interrupt_run(int signo)
+{
+  interrupted_by = signo;
+  for (int i = 0; i < LIVE_SLOTS; i++) {
+    pid_t pgid = (pid_t)live_pgid[i];
+    if (pgid > 0)
+      kill(-pgid, SIGKILL);
+  }
+}
+
+int nc_run_interrupted(void) { return (int)interrupted_by; }
+
+void nc_run_interrupt_clear(void) { interrupted_by = 0; }
+
 void nc_abort_running_case(void)
 {
   for (int i = 0; i < LIVE_SLOTS; i++) {

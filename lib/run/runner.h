@@ -67,6 +67,11 @@ int nc_run_program(char *const *argv, double timeout_s, nc_child_result *out, ch
 
 void nc_child_result_free(nc_child_result *r);
 
+/* The signal nc_interrupt_run was called with (0: none since the run
+ * began); a case that ends after it is not judged. */
+int nc_run_interrupted(void);
+void nc_run_interrupt_clear(void);
+
 /* The most cases that run at once (--jobs). */
 #define NC_RUNNER_MAX_JOBS NC_MAX_JOBS
 

@@ -323,6 +323,12 @@ static void spawn_case(const run_state *rs, case_job *job)
 static int finish_case(run_state *rs, case_job *job, nc_result *res)
 {
   const nc_config *cfg = rs->cfg;
+  int signo = nc_run_interrupted();
+  if (signo && !job->cr.ended) { /* killed by the interruption, or never started */
+    res->verdict = NC_VERDICT_SKIP;
+    nc_result_set_reason(res, "not run: the run was interrupted (%s)", nc_signal_name(signo));
+    return 0;
+  }
   if (job->rc != 0) {
     res->verdict = NC_VERDICT_ERROR;
     nc_result_set_reason(res, "the harness could not run the case: %s", job->err);
@@ -376,7 +382,8 @@ static void *case_worker(void *arg)
     pthread_mutex_unlock(&q->lock);
     if (i == q->n)
       return NULL;
-    spawn_case(q->rs, &q->jobs[i]);
+    if (!nc_run_interrupted()) /* an interrupted run starts no case */
+      spawn_case(q->rs, &q->jobs[i]);
     pthread_mutex_lock(&q->lock);
     q->jobs[i].done = 1;
     pthread_cond_broadcast(&q->finished);
@@ -408,7 +415,8 @@ static void run_jobs(run_state *rs, case_job *jobs, size_t n, int nthreads,
   if (nthreads <= 1) {
     for (size_t i = 0; i < n; i++) {
       started(rs, &jobs[i], user);
-      spawn_case(rs, &jobs[i]);
+      if (!nc_run_interrupted())
+        spawn_case(rs, &jobs[i]);
       done(rs, &jobs[i], user);
     }
     return;
@@ -514,7 +522,7 @@ static void job_done(run_state *rs, case_job *job, void *user)
   nc_result *res = &r->results[job->slot];
   in_process.report = NULL;
   if (finish_case(rs, job, res) == 0)
-    r->executed++;
+    r->executed += res->executed;
   else
     r->harness_error = 1;
   nc_child_result_free(&job->cr);
@@ -548,6 +556,7 @@ nc_report *nc_run(const nc_options *opt)
     cfg.cache_dir[0] = '\0';
   nc_runner_scratch(cfg.cache_dir);
   find_case_runner(rs.runner, sizeof(rs.runner));
+  nc_run_interrupt_clear(); /* an earlier run's interruption is not this one's */
   int was_subreaper = cfg.no_fork ? -1 : nc_contain_run_begin();
   snprintf(rs.config, sizeof(rs.config), "%s/config", cfg.cache_dir);
   if (rs.runner[0] && (!cfg.cache_dir[0] || nc_config_write(&cfg, rs.config) != 0))
@@ -613,6 +622,7 @@ nc_report *nc_run(const nc_options *opt)
   run_jobs(&rs, jobs, njobs, r->jobs, job_started, job_done, &pg);
   report_progress(&pg, r, r->nresults);
   free(jobs);
+  r->interrupted = nc_run_interrupted();
   nc_result_release(&probe_res); /* when SYM-06 was not selected */
   nc_observations_fold(&rs.observations, r);
   nc_observations_free(&rs.observations);
@@ -628,7 +638,10 @@ nc_report *nc_run(const nc_options *opt)
     r->waivers_path = strdup(opt->waivers_path);
   if (opt->baseline_path)
     r->baseline_path = strdup(opt->baseline_path);
-  if (r->executed < r->selected && !r->error)
+  if (r->interrupted)
+    r->note = nc_strdupf("interrupted by %s: %zu of %zu selected rules ran; the rest are SKIP",
+                         nc_signal_name(r->interrupted), r->executed, r->selected);
+  else if (r->executed < r->selected && !r->error)
     r->note = nc_strdupf("%zu of %zu selected rules ran; the others were skipped or blocked "
                          "(each says why)%s%s",
                          r->executed, r->selected, jobs_note[0] ? "; " : "", jobs_note);
