@@ -125,26 +125,17 @@ static pid_t parent_of(pid_t pid)
   return (pid_t)ppid;
 }
 
-/* Whether pid's environment carries this run's mark. */
-static int marked(pid_t pid, const char *mark)
+/* The children this process had when the run began (a program that calls
+ * nc_run may have its own): never taken for orphans of a case. */
+#define KNOWN_CHILDREN 256
+static pid_t known_children[KNOWN_CHILDREN];
+static size_t nknown_children;
+
+static int known_child(pid_t pid)
 {
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  char buf[65536];
-  ssize_t n = read(fd, buf, sizeof(buf) - 1);
-  close(fd);
-  if (n <= 0)
-    return 0;
-  size_t len = strlen(mark);
-  for (ssize_t at = 0; at < n;) {
-    if ((size_t)(n - at) >= len && memcmp(buf + at, mark, len) == 0 &&
-        (at + (ssize_t)len == n || buf[at + len] == '\0'))
+  for (size_t i = 0; i < nknown_children; i++)
+    if (known_children[i] == pid)
       return 1;
-    at += (ssize_t)strnlen(buf + at, (size_t)(n - at)) + 1;
-  }
   return 0;
 }
 
@@ -156,9 +147,10 @@ static int listed(pid_t pid, const pid_t *keep, size_t nkeep)
   return 0;
 }
 
-/* Kills and reaps the children of this process that carry mark (NULL:
- * all), except those in keep; returns how many it found. */
-static int kill_children(const char *mark, const pid_t *keep, size_t nkeep)
+/* Kills and reaps the children of this process (only_orphans: those that
+ * were not its children when the run began), except those in keep; returns
+ * how many it found. */
+static int kill_children(int only_orphans, const pid_t *keep, size_t nkeep)
 {
   pid_t self = getpid();
   int found = 0;
@@ -167,8 +159,9 @@ static int kill_children(const char *mark, const pid_t *keep, size_t nkeep)
   while (d && (e = readdir(d)) != NULL) {
     char *end;
     long pid = strtol(e->d_name, &end, 10);
-    if (*end || pid <= 0 || parent_of((pid_t)pid) != self || listed((pid_t)pid, keep, nkeep) ||
-        (mark && !marked((pid_t)pid, mark)))
+    if (*end || pid <= 0 || parent_of((pid_t)pid) != self || listed((pid_t)pid, keep, nkeep))
+      continue;
+    if (only_orphans && known_child((pid_t)pid))
       continue;
     kill((pid_t)pid, SIGKILL);
     while (waitpid((pid_t)pid, NULL, __WALL) < 0 && errno == EINTR)
@@ -183,7 +176,7 @@ static int kill_children(const char *mark, const pid_t *keep, size_t nkeep)
 void nc_contain_kill_children(void)
 {
   /* Killing a child reparents its own children here: until none is left. */
-  for (int round = 0; round < 64 && kill_children(NULL, NULL, 0) > 0; round++)
+  for (int round = 0; round < 64 && kill_children(0, NULL, 0) > 0; round++)
     ;
 }
 
@@ -192,6 +185,18 @@ int nc_contain_run_begin(void)
   int was = 0;
   prctl(PR_GET_CHILD_SUBREAPER, &was);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  nknown_children = 0;
+  pid_t self = getpid();
+  DIR *d = opendir("/proc");
+  struct dirent *e;
+  while (d && (e = readdir(d)) != NULL && nknown_children < KNOWN_CHILDREN) {
+    char *end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (!*end && pid > 0 && parent_of((pid_t)pid) == self)
+      known_children[nknown_children++] = (pid_t)pid;
+  }
+  if (d)
+    closedir(d);
   return was;
 }
 
@@ -199,8 +204,9 @@ void nc_contain_run_end(int was_subreaper) { prctl(PR_SET_CHILD_SUBREAPER, was_s
 
 void nc_contain_reap_orphans(const pid_t *keep, size_t nkeep)
 {
-  char mark[64];
-  snprintf(mark, sizeof(mark), "%s=%d", NC_CASE_MARK, (int)getpid());
-  for (int round = 0; round < 64 && kill_children(mark, keep, nkeep) > 0; round++)
+  /* Every child that is not a running case and was not there when the run
+   * began came from a case: whatever it did to its environment (an empty
+   * one hides the mark), session or process group. */
+  for (int round = 0; round < 64 && kill_children(1, keep, nkeep) > 0; round++)
     ;
 }

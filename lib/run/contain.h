@@ -4,8 +4,10 @@
  * A case process is a child subreaper: a daemon the plugin detaches (fork,
  * setsid) is reparented to it, and it kills every child it has before it
  * ends. When the case is killed first, the run's process (also a
- * subreaper while nc_run runs) takes the orphans and kills those that carry
- * the run's mark in their environment. Case processes also run under
+ * subreaper while nc_run runs) takes the orphans and kills every child that
+ * is neither a running case nor one the calling program already had when
+ * the run began, whatever the orphan did to its environment, session or
+ * process group. Case processes also run under
  * resource limits: no core files, a bound on file size, address space and
  * processes (NVE_CONFORM_LIMITS raises them). */
 #ifndef NC_CONTAIN_H

@@ -623,6 +623,8 @@ nc_report *nc_run(const nc_options *opt)
   report_progress(&pg, r, r->nresults);
   free(jobs);
   r->interrupted = nc_run_interrupted();
+  if (!cfg.no_fork)
+    nc_runner_reap_orphans(); /* nothing a case started outlives the run */
   nc_result_release(&probe_res); /* when SYM-06 was not selected */
   nc_observations_fold(&rs.observations, r);
   nc_observations_free(&rs.observations);
