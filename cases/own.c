@@ -283,7 +283,7 @@ void nc_case_own_06(nc_case *c)
     nc_child_result cr;
     char err[256];
     if (nc_run_isolated(null_body, &j, nc_step_timeout(c), 0, 0, &cr, err, sizeof(err)) != 0) {
-      nc_harness_error(c, "could not run an isolated call: %s", err);
+      nc_isolation_failed(c, err);
       return;
     }
     /* Pass the grandchild's evidence on, or say how it died. */

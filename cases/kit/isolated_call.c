@@ -13,6 +13,7 @@
 #include "alloc.h"
 #include "calls.h"
 #include "case_child.h"
+#include "contain.h"
 #include "pool.h"
 #include "record.h"
 #include "runner.h"
@@ -206,7 +207,7 @@ int nc_isolated_call(nc_case *c, nc_target target, const char *label, const char
   nc_child_result cr;
   char err[256];
   if (nc_run_isolated(call_body, &j, nc_step_timeout(c), 0, 0, &cr, err, sizeof(err)) != 0) {
-    nc_harness_error(c, "could not run an isolated call: %s", err);
+    nc_isolation_failed(c, err);
     return -1;
   }
   nc_case_child_forward(&cr);
@@ -238,6 +239,16 @@ int nc_isolated_call(nc_case *c, nc_target target, const char *label, const char
   nc_child_result_free(&cr);
   nc_trace_record("BEAT", 0, NULL); /* progress: the parent's timeout is for silence */
   return 0;
+}
+
+void nc_isolation_failed(nc_case *c, const char *err)
+{
+  char why[160];
+  if (nc_contain_limits_lowered(why, sizeof(why)))
+    nc_fail(c, "plugin code", "the process's resource limits left as the host set them",
+            "%s: the host cannot isolate the next call (%s)", why, err);
+  else
+    nc_harness_error(c, "could not run an isolated call: %s", err);
 }
 
 double nc_step_timeout(const nc_case *c) { return c->cfg->timeout_s * 0.6; }

@@ -71,6 +71,9 @@ void nc_sweep_free(nc_sweep *s);
 /* The time limit of one isolated call: well inside the case's own (so a
  * call that hangs is the plugin's failure, reported by the case, not a
  * case that times out). */
+/* An isolated call could not be started (err says why): the plugin's FAIL
+ * when its code lowered the limits the harness needs, else an ERROR. */
+void nc_isolation_failed(nc_case *c, const char *err);
 double nc_step_timeout(const nc_case *c);
 
 /* One line naming a call, for evidence: "produce, config 'not JSON'" or

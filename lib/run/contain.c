@@ -89,9 +89,24 @@ static void set_limit(int resource, rlim_t value)
   setrlimit(resource, &want);
 }
 
+/* The descriptor limit the case began with, before plugin code ran. */
+static struct rlimit case_nofile;
+
+int nc_contain_limits_lowered(char *why, size_t len)
+{
+  struct rlimit now;
+  if (case_nofile.rlim_cur == 0 || getrlimit(RLIMIT_NOFILE, &now) != 0 ||
+      now.rlim_cur >= case_nofile.rlim_cur)
+    return 0;
+  snprintf(why, len, "plugin code lowered RLIMIT_NOFILE to %llu (the case began with %llu)",
+           (unsigned long long)now.rlim_cur, (unsigned long long)case_nofile.rlim_cur);
+  return 1;
+}
+
 void nc_contain_case(void)
 {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  getrlimit(RLIMIT_NOFILE, &case_nofile);
   limits l = read_limits();
   set_limit(RLIMIT_CORE, 0);
   if (l.fsize_mib > 0)

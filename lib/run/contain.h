@@ -27,6 +27,11 @@ void nc_contain_case(void);
  * reparented daemons included. */
 void nc_contain_kill_children(void);
 
+/* In a case process: 1 (and why) when plugin code lowered a resource
+ * limit the harness needs since the case began, so that what the harness
+ * can no longer do is the plugin's verdict, not the harness's ERROR. */
+int nc_contain_limits_lowered(char *why, size_t len);
+
 /* How many cases may run at once when want were asked: each keeps its own
  * address-space limit (as=), so that many must fit in the run's memory
  * (total=, none by default). When fewer, note says why. */

@@ -65,6 +65,23 @@ static int fault_was_write(const void *uc)
   return -1;
 }
 
+/* Whether the instruction that faulted lies in no loaded object: code
+ * that was unloaded under a thread still running it, which only a plugin
+ * (dlclosed by LIF-04, or unloading itself) leaves behind. */
+static int pc_unmapped(const void *uc)
+{
+  const void *pc = NULL;
+#if defined(__x86_64__) && defined(REG_RIP)
+  if (uc)
+    pc = (const void *)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  if (uc)
+    pc = (const void *)((const ucontext_t *)uc)->uc_mcontext.pc;
+#endif
+  Dl_info info;
+  return pc && !dladdr(pc, &info);
+}
+
 /* Reports the signal, the callback it hit and a backtrace, then dies of the
  * same signal so the parent sees it. dladdr and snprintf are not strictly
  * async-signal-safe; the process is going down either way, and the parent
@@ -89,6 +106,8 @@ static void on_crash(int signo, siginfo_t *si, void *uc)
     snprintf(origin, sizeof(origin), "at address %p", si ? si->si_addr : NULL);
   /* The crashing thread's own callback ("" when it was in harness code). */
   const char *where = nc_callback_current();
+  if (!where && (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL) && pc_unmapped(uc))
+    where = "plugin code that was unloaded (a thread the plugin left running)";
   const char *f[] = {sig, where ? where : "", origin};
   nc_trace_record("CRASH", 3, f);
   void *frames[48];
