@@ -122,7 +122,7 @@ void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
 int nc_case_process_main(int argc, char **argv)
 {
   if (argc < 3) {
-    fprintf(stderr, "usage: nve-conform-case CONFIG RULE [probe]\n"
+    fprintf(stderr, "usage: nve-conform-case - RULE [probe]\n"
                     "(started by nve-conform for each case; not meant to be run by hand)\n");
     return 2;
   }
@@ -137,10 +137,15 @@ int nc_case_process_main(int argc, char **argv)
   nc_case c = {&cfg, (nc_rule)(rule < 0 ? 0 : rule), NULL, NULL};
   if (rule < 0)
     nc_harness_error(&c, "the case runner was given an unknown rule '%s'", argv[2]);
-  else if (nc_config_read(argv[1], &cfg, why, sizeof(why)) != 0)
+  else if (strcmp(argv[1], "-") != 0)
+    nc_harness_error(&c, "the case runner reads its configuration from descriptor %d (\"-\"), "
+                         "not '%s'", NC_RUNNER_CONFIG_FD, argv[1]);
+  else if (nc_config_read_fd(NC_RUNNER_CONFIG_FD, &cfg, why, sizeof(why)) != 0)
     nc_harness_error(&c, "%s", why);
-  else
+  else {
+    close(NC_RUNNER_CONFIG_FD); /* read before any plugin code runs; nothing to reach now */
     nc_case_child_run(&cfg, (nc_rule)rule, argc > 3 && strcmp(argv[3], "probe") == 0);
+  }
   nc_contain_kill_children(); /* nothing the plugin started outlives its case */
   nc_trace_record("END", 0, NULL);
   nc_coverage_flush();

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sys/mman.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 static int put(int fd, const char *key, const char *value)
 {
   const char *f[] = {value ? value : ""};
-  return nc_record_write(fd, key, 1, f);
+  return nc_record_write_whole(fd, key, 1, f);
 }
 
 static int put_number(int fd, const char *key, const char *fmt, ...)
@@ -31,11 +32,21 @@ static int put_number(int fd, const char *key, const char *fmt, ...)
   return put(fd, key, text);
 }
 
-int nc_config_write(const nc_config *cfg, const char *path)
+int nc_config_sealed(const nc_config *cfg)
 {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int fd = memfd_create("nve-conform-config", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0)
     return -1;
+  if (nc_config_write_fd(cfg, fd) != 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int nc_config_write_fd(const nc_config *cfg, int fd)
+{
   int rc = put(fd, "plugin_path", cfg->plugin_path) | put(fd, "factory_config", cfg->factory_config) |
            put(fd, "table_config", cfg->table_config) |
            put(fd, "profile_path", cfg->profile_path ? cfg->profile_path : "") |
@@ -54,48 +65,46 @@ int nc_config_write(const nc_config *cfg, const char *path)
     snprintf(target, sizeof(target), "%d", cfg->failing[i].target);
     snprintf(status, sizeof(status), "%d", cfg->failing[i].status);
     const char *f[] = {target, status, cfg->failing[i].json ? cfg->failing[i].json : ""};
-    rc |= nc_record_write(fd, "failing", 3, f);
+    rc |= nc_record_write_whole(fd, "failing", 3, f);
   }
-  int saved = errno;
-  if (close(fd) != 0 || rc != 0) {
-    errno = rc ? saved : errno;
-    return -1;
-  }
-  return 0;
+  return rc ? -1 : 0;
 }
 
-static char *slurp(const char *path, size_t *len)
+/* The whole of fd from its start (pread: the descriptor's offset may be
+ * shared with the other cases' copies). */
+static char *slurp_fd(int fd, size_t *len)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
   char *buf = NULL;
-  size_t cap = 0, n = 0, got;
+  size_t cap = 0, n = 0;
+  ssize_t got;
   do {
     if (n + 4096 > cap) {
       char *p = realloc(buf, cap = cap * 2 + 4096);
       if (!p) {
         free(buf);
-        fclose(f);
         return NULL;
       }
       buf = p;
     }
-    got = fread(buf + n, 1, cap - n, f);
-    n += got;
-  } while (got > 0);
-  fclose(f);
+    got = pread(fd, buf + n, cap - n, (off_t)n);
+    if (got > 0)
+      n += (size_t)got;
+  } while (got > 0 || (got < 0 && errno == EINTR));
+  if (got < 0) {
+    free(buf);
+    return NULL;
+  }
   *len = n;
   return buf;
 }
 
-int nc_config_read(const char *path, nc_config *cfg, char *why, size_t whylen)
+int nc_config_read_fd(int fd, nc_config *cfg, char *why, size_t whylen)
 {
   memset(cfg, 0, sizeof(*cfg));
   size_t len = 0;
-  char *text = slurp(path, &len);
+  char *text = slurp_fd(fd, &len);
   if (!text) {
-    snprintf(why, whylen, "cannot read the run's configuration %s: %s", path, strerror(errno));
+    snprintf(why, whylen, "cannot read the run's configuration: %s", strerror(errno));
     return -1;
   }
   nc_record_reader reader;
@@ -145,7 +154,7 @@ int nc_config_read(const char *path, nc_config *cfg, char *why, size_t whylen)
   }
   nc_record_reader_free(&reader);
   if (!cfg->plugin_path[0] || !cfg->factory_config || !cfg->table_config || fields < 10) {
-    snprintf(why, whylen, "the run's configuration %s is incomplete", path);
+    snprintf(why, whylen, "the run's configuration is incomplete");
     return -1;
   }
   if (nc_elf_inspect_file(cfg->plugin_path, &cfg->elf, cfg->elf_error, sizeof(cfg->elf_error)) ==

@@ -59,6 +59,36 @@ int nc_record_write(int fd, const char *tag, size_t nfields, const char *const *
   return 0;
 }
 
+int nc_record_write_whole(int fd, const char *tag, size_t nfields, const char *const *fields)
+{
+  size_t cap = 2 * strlen(tag) + 2; /* every byte may need its escape */
+  if (nfields > NC_RECORD_MAX_FIELDS)
+    nfields = NC_RECORD_MAX_FIELDS;
+  for (size_t i = 0; i < nfields; i++)
+    cap += 2 * strlen(fields[i] ? fields[i] : "") + 1;
+  char *buf = malloc(cap);
+  if (!buf)
+    return -1;
+  size_t pos = 0;
+  put_escaped(buf, &pos, cap, tag);
+  for (size_t i = 0; i < nfields; i++) {
+    buf[pos++] = '\t';
+    put_escaped(buf, &pos, cap, fields[i]);
+  }
+  buf[pos++] = '\n';
+  size_t done = 0;
+  int rc = 0;
+  while (done < pos && rc == 0) {
+    ssize_t n = write(fd, buf + done, pos - done);
+    if (n > 0)
+      done += (size_t)n;
+    else if (n < 0 && errno != EINTR)
+      rc = -1;
+  }
+  free(buf);
+  return rc;
+}
+
 void nc_record_reader_init(nc_record_reader *r) { memset(r, 0, sizeof(*r)); }
 
 int nc_record_reader_feed(nc_record_reader *r, const void *data, size_t len)

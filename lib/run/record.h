@@ -16,6 +16,9 @@
 /* Encodes and writes one record to fd. Fields are truncated to fit. Returns
  * 0, or -1 if the write failed (errno set). Async-signal-safe. */
 int nc_record_write(int fd, const char *tag, size_t nfields, const char *const *fields);
+/* The same with every field whole, however long (one record need not be
+ * one atomic write: for files, such as the run's configuration). */
+int nc_record_write_whole(int fd, const char *tag, size_t nfields, const char *const *fields);
 
 typedef struct nc_record {
   char *tag;

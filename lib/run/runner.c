@@ -481,8 +481,8 @@ static char **marked_environment(char *mark, size_t marklen)
   return envp;
 }
 
-int nc_run_program(char *const *argv, double timeout_s, nc_child_result *out, char *err,
-                   size_t errlen)
+int nc_run_program(char *const *argv, int config_fd, double timeout_s, nc_child_result *out,
+                   char *err, size_t errlen)
 {
   memset(out, 0, sizeof(*out));
   out->exit_code = -1;
@@ -510,10 +510,13 @@ int nc_run_program(char *const *argv, double timeout_s, nc_child_result *out, ch
     /* The channel and the page above the descriptors they go to, then in
      * place; everything else closed. */
     int channel = fcntl(s.fds[1], F_DUPFD, 10), page = s.page_fd >= 0 ? fcntl(s.page_fd, F_DUPFD, 10) : -1;
+    int config = config_fd >= 0 ? fcntl(config_fd, F_DUPFD, 10) : -1;
     dup2(channel, NC_RUNNER_CHANNEL_FD);
     if (page >= 0)
       dup2(page, NC_RUNNER_PAGE_FD);
-    close_from(NC_RUNNER_PAGE_FD + 1);
+    if (config >= 0)
+      dup2(config, NC_RUNNER_CONFIG_FD);
+    close_from(NC_RUNNER_CONFIG_FD + 1);
     execve(argv[0], argv, envp);
     char why[512];
     snprintf(why, sizeof(why), "cannot start the case runner %s: %s", argv[0], strerror(errno));

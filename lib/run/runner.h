@@ -31,6 +31,8 @@
  * callback page on. */
 #define NC_RUNNER_CHANNEL_FD 3
 #define NC_RUNNER_PAGE_FD 4
+/* ... and the run's configuration (a sealed memory file, config_io.h). */
+#define NC_RUNNER_CONFIG_FD 5
 
 /* The most bytes one case may send on its result channel (what the harness
  * sends is bounded far below: evidence per kind, violations per rule). */
@@ -60,10 +62,11 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
                     int own_group, nc_child_result *out, char *err, size_t errlen);
 
 /* Runs the program argv[0] (the case runner) with argv in a child process
- * of its own group, its channel on NC_RUNNER_CHANNEL_FD and the callback
- * page on NC_RUNNER_PAGE_FD, supervised as above. */
-int nc_run_program(char *const *argv, double timeout_s, nc_child_result *out, char *err,
-                   size_t errlen);
+ * of its own group, its channel on NC_RUNNER_CHANNEL_FD, the callback page
+ * on NC_RUNNER_PAGE_FD and config_fd (when not -1) on NC_RUNNER_CONFIG_FD,
+ * supervised as above. */
+int nc_run_program(char *const *argv, int config_fd, double timeout_s, nc_child_result *out,
+                   char *err, size_t errlen);
 
 void nc_child_result_free(nc_child_result *r);
 

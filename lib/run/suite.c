@@ -178,7 +178,7 @@ typedef struct run_state {
   nc_baseline baseline;
   int have_waivers, have_baseline;
   char runner[PATH_MAX];  /* the case runner, or "": fork instead */
-  char config[PATH_MAX];  /* the configuration file the runner reads */
+  int config_fd;          /* the sealed configuration each runner inherits */
   nc_observations observations;
 } run_state;
 
@@ -306,9 +306,10 @@ static void spawn_case(const run_state *rs, case_job *job)
 {
   const nc_config *cfg = rs->cfg;
   if (rs->runner[0] && !cfg->no_fork) {
-    char *argv[] = {(char *)rs->runner, (char *)rs->config, (char *)nc_rule_text(job->rule),
+    char *argv[] = {(char *)rs->runner, "-", (char *)nc_rule_text(job->rule),
                     job->probe ? "probe" : NULL, NULL};
-    job->rc = nc_run_program(argv, cfg->timeout_s, &job->cr, job->err, sizeof(job->err));
+    job->rc = nc_run_program(argv, rs->config_fd, cfg->timeout_s, &job->cr, job->err,
+                             sizeof(job->err));
   } else {
     forked_case j = {cfg, job->rule, job->probe};
     job->rc = nc_run_isolated(forked_case_body, &j, cfg->timeout_s, cfg->no_fork, 1, &job->cr,
@@ -558,8 +559,10 @@ nc_report *nc_run(const nc_options *opt)
   find_case_runner(rs.runner, sizeof(rs.runner));
   nc_run_interrupt_clear(); /* an earlier run's interruption is not this one's */
   int was_subreaper = cfg.no_fork ? -1 : nc_contain_run_begin();
-  snprintf(rs.config, sizeof(rs.config), "%s/config", cfg.cache_dir);
-  if (rs.runner[0] && (!cfg.cache_dir[0] || nc_config_write(&cfg, rs.config) != 0))
+  /* The configuration the runners read, sealed: no case (no plugin) can
+   * change what the next case is told, and it has no size limit. */
+  rs.config_fd = rs.runner[0] ? nc_config_sealed(&cfg) : -1;
+  if (rs.config_fd < 0)
     rs.runner[0] = '\0'; /* the cases are forked instead */
 
   /* The probe: SYM-06's case, continued through the host's loader. */
@@ -654,6 +657,8 @@ nc_report *nc_run(const nc_options *opt)
   if (was_subreaper >= 0)
     nc_contain_run_end(was_subreaper);
   remove_cache(cfg.cache_dir);
+  if (rs.config_fd >= 0)
+    close(rs.config_fd);
   nc_elf_info_clear(&cfg.elf);
   nc_profile_release();
   return r;
