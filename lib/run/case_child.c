@@ -3,6 +3,7 @@
 #include "case_child.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -126,6 +127,10 @@ int nc_case_process_main(int argc, char **argv)
                     "(started by nve-conform for each case; not meant to be run by hand)\n");
     return 2;
   }
+  /* The key first: every record, a harness error included, carries it. */
+  const char *key = getenv(NC_CASE_KEY_ENV);
+  nc_trace_set_key(key);
+  unsetenv(NC_CASE_KEY_ENV);
   char *page = mmap(NULL, NC_TRACE_PHASE_MAX, PROT_READ | PROT_WRITE, MAP_SHARED,
                     NC_RUNNER_PAGE_FD, 0);
   close(NC_RUNNER_PAGE_FD);

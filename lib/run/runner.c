@@ -7,10 +7,12 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -131,12 +133,38 @@ static int keep_record(nc_child_result *r, nc_record *rec)
   return 0;
 }
 
-static void drain(nc_record_reader *reader, nc_child_result *r)
+/* Takes the complete records; with a key, only those that carry it (their
+ * tag "KEY:TAG" becomes TAG), and the others are counted as forged. */
+static void drain(nc_record_reader *reader, nc_child_result *r, const char *key)
 {
   nc_record rec;
-  while (nc_record_reader_next(reader, &rec))
+  size_t klen = strlen(key);
+  while (nc_record_reader_next(reader, &rec)) {
+    if (klen) {
+      if (strncmp(rec.tag, key, klen) != 0 || rec.tag[klen] != ':') {
+        r->forged++;
+        nc_record_clear(&rec);
+        continue;
+      }
+      memmove(rec.tag, rec.tag + klen + 1, strlen(rec.tag + klen + 1) + 1);
+    }
     if (keep_record(r, &rec) != 0)
       nc_record_clear(&rec);
+  }
+}
+
+/* A fresh random key for a child's records. */
+static void make_key(char *key, size_t len)
+{
+  unsigned char raw[12] = {0};
+  if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+    /* a weaker key still beats none: time and pid */
+    uint64_t t = (uint64_t)(nc_now() * 1e9) ^ ((uint64_t)getpid() << 40);
+    memcpy(raw, &t, sizeof(t));
+  }
+  size_t at = 0;
+  for (size_t i = 0; i < sizeof(raw) && at + 3 <= len; i++)
+    at += (size_t)snprintf(key + at, len - at, "%02x", raw[i]);
 }
 
 /* A temporary file, already unlinked, for the child's stdout and stderr. */
@@ -186,6 +214,7 @@ typedef struct spawn {
   char *page;    /* its mapping here */
   int own_group;
   int slot;       /* its entry in live_pgid, or -1 */
+  char key[NC_TRACE_KEY_MAX]; /* what the child's records carry */
   sigset_t saved; /* the signal mask before the fork */
 } spawn;
 
@@ -193,6 +222,12 @@ static int spawn_prepare(spawn *s, char *err, size_t errlen)
 {
   memset(s, 0, sizeof(*s));
   s->fds[0] = s->fds[1] = s->outfd = s->page_fd = s->slot = -1;
+  /* A forked child writes with this process's key (it shares its records'
+   * path up); a process without one makes one. */
+  if (nc_trace_key()[0])
+    snprintf(s->key, sizeof(s->key), "%s", nc_trace_key());
+  else
+    make_key(s->key, sizeof(s->key));
   if (pipe2(s->fds, O_CLOEXEC) != 0) {
     snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
     return -1;
@@ -371,7 +406,7 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
     }
   }
   out->seconds = nc_now() - t0;
-  drain(&reader, out);
+  drain(&reader, out, s->key);
   nc_record_reader_free(&reader);
   if (!out->timed_out && !lost) {
     if (WIFSIGNALED(status))
@@ -408,7 +443,7 @@ static int run_in_process(nc_child_body body, void *arg, nc_child_result *out, c
     nc_record_reader_feed(&reader, buf, (size_t)n);
     off += n;
   }
-  drain(&reader, out);
+  drain(&reader, out, nc_trace_key());
   nc_record_reader_free(&reader);
   close(fd);
   return 0;
@@ -434,6 +469,7 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
   if (pid == 0) {
     child_setup(&s);
     close(s.fds[0]);
+    nc_trace_set_key(s.key);
     nc_trace_start(nc_park_high(s.fds[1]), s.page);
     body(arg);
     nc_trace_record("END", 0, NULL);
@@ -462,21 +498,25 @@ static void close_from(int lowest)
 /* The environment of a case runner: this process's, with the run's mark
  * (contain.h) in place of any earlier one. Built before fork: the child of
  * a threaded program must not allocate. NULL when out of memory. */
-static char **marked_environment(char *mark, size_t marklen)
+static char **marked_environment(char *mark, size_t marklen, char *key, size_t keylen,
+                                 const char *key_value)
 {
   extern char **environ;
-  size_t n = 0, prefix = strlen(NC_CASE_MARK) + 1;
+  size_t n = 0, prefix = strlen(NC_CASE_MARK) + 1, kprefix = strlen(NC_CASE_KEY_ENV) + 1;
   while (environ[n])
     n++;
-  char **envp = malloc((n + 2) * sizeof(char *));
+  char **envp = malloc((n + 3) * sizeof(char *));
   if (!envp)
     return NULL;
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
-    if (strncmp(environ[i], NC_CASE_MARK "=", prefix) != 0)
+    if (strncmp(environ[i], NC_CASE_MARK "=", prefix) != 0 &&
+        strncmp(environ[i], NC_CASE_KEY_ENV "=", kprefix) != 0)
       envp[k++] = environ[i];
   snprintf(mark, marklen, "%s=%d", NC_CASE_MARK, (int)getpid());
+  snprintf(key, keylen, "%s=%s", NC_CASE_KEY_ENV, key_value);
   envp[k++] = mark;
+  envp[k++] = key;
   envp[k] = NULL;
   return envp;
 }
@@ -486,15 +526,15 @@ int nc_run_program(char *const *argv, int config_fd, double timeout_s, nc_child_
 {
   memset(out, 0, sizeof(*out));
   out->exit_code = -1;
-  char mark[64];
-  char **envp = marked_environment(mark, sizeof(mark));
-  if (!envp) {
-    snprintf(err, errlen, "out of memory");
-    return -1;
-  }
   spawn s;
-  if (spawn_prepare(&s, err, errlen) != 0) {
-    free(envp);
+  if (spawn_prepare(&s, err, errlen) != 0)
+    return -1;
+  make_key(s.key, sizeof(s.key)); /* a fresh one for every case process */
+  char mark[64], key[NC_TRACE_KEY_MAX + 32];
+  char **envp = marked_environment(mark, sizeof(mark), key, sizeof(key), s.key);
+  if (!envp) {
+    spawn_release(&s);
+    snprintf(err, errlen, "out of memory");
     return -1;
   }
   s.own_group = 1;
@@ -521,7 +561,9 @@ int nc_run_program(char *const *argv, int config_fd, double timeout_s, nc_child_
     char why[512];
     snprintf(why, sizeof(why), "cannot start the case runner %s: %s", argv[0], strerror(errno));
     const char *f[] = {"error", "harness", "the case runner starts", why};
-    nc_record_write(NC_RUNNER_CHANNEL_FD, "CHECK", 4, f);
+    char tag[NC_TRACE_KEY_MAX + 8];
+    snprintf(tag, sizeof(tag), "%s:CHECK", s.key);
+    nc_record_write(NC_RUNNER_CHANNEL_FD, tag, 4, f);
     _exit(NC_CHILD_EXIT_NO_RUNNER);
   }
   free(envp);

@@ -34,6 +34,11 @@
 /* ... and the run's configuration (a sealed memory file, config_io.h). */
 #define NC_RUNNER_CONFIG_FD 5
 
+/* The environment variable that hands a case runner the key its records
+ * must carry (trace.h); the runner takes it and removes it before any
+ * plugin code runs. */
+#define NC_CASE_KEY_ENV "NVE_CONFORM_CASE_KEY"
+
 /* The most bytes one case may send on its result channel (what the harness
  * sends is bounded far below: evidence per kind, violations per rule). */
 #define NC_RUNNER_CHANNEL_MAX ((size_t)64 << 20)
@@ -44,6 +49,7 @@ typedef struct nc_child_result {
   int ended;     /* the body returned and the END record arrived */
   int timed_out; /* killed at the deadline */
   int flooded;   /* killed for sending more than NC_RUNNER_CHANNEL_MAX bytes */
+  size_t forged; /* records without the child's key: someone else wrote them */
   int signo;     /* nonzero: the child died of this signal */
   int exit_code; /* when it exited (-1 otherwise) */
   char *output;  /* the tail of what the child printed, or NULL */

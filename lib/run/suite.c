@@ -577,6 +577,12 @@ nc_report *nc_run(const nc_options *opt)
     r->harness_error = 1;
   } else {
     nc_probe_read(&probe_cr, &cfg, r, &ps);
+    if (probe_cr.forged) { /* loading it forged records: no case can trust its channel */
+      ps.loaded = 0;
+      snprintf(ps.blocker, sizeof(ps.blocker), "loading the plugin wrote to the harness's "
+               "result channel");
+      snprintf(ps.blocker_rule, sizeof(ps.blocker_rule), "%s", nc_rule_text(NC_PROBE_RULE));
+    }
     nc_child_result_free(&probe_cr);
   }
   char mismatch[700];

@@ -23,4 +23,11 @@ int nc_trace_channel_lost(void);
 /* Writes one record on the channel (no-op without one). */
 void nc_trace_record(const char *tag, size_t nfields, const char *const *fields);
 
+/* The case's key (a random token its parent chose; "" for none): every
+ * record's tag is then "KEY:TAG", and the reader drops and counts records
+ * without it (nc_trace_unkey). */
+#define NC_TRACE_KEY_MAX 40
+void nc_trace_set_key(const char *key);
+const char *nc_trace_key(void);
+
 #endif

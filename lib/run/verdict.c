@@ -73,6 +73,18 @@ static void read_owners(const char *list, nc_result *res)
 
 void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg)
 {
+  if (cr->forged) {
+    /* Records without the case's key: plugin code wrote to the harness's
+     * channel. Nothing the case reported can be trusted. */
+    char observed[200];
+    snprintf(observed, sizeof(observed), "%zu record%s without the case's key (plugin code "
+             "writing to a descriptor it does not own)", cr->forged, cr->forged == 1 ? "" : "s");
+    nc_result_add_evidence(res, NC_LEVEL_FAIL, "the result channel",
+                           "only the harness's records", observed);
+    nc_result_set_reason(res, "the result channel was tampered with: %s", observed);
+    res->verdict = NC_VERDICT_FAIL;
+    return;
+  }
   int nfail = 0, nwarn = 0, nerror = 0, settled = 0, crashed_in_plugin = 0, owner = -1;
   int nowned = 0; /* failures other rules own */
   const char *phase = cr->phase, *skip = NULL, *blocked = NULL;
