@@ -91,6 +91,13 @@ void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
     nc_harness_error(&c, "the CUDA runtime did not load: %s", err);
     return;
   }
+  if (nc_plugin_file_changed(cfg)) {
+    /* A path that names another file than the one hashed would test it. */
+    nc_fail(&c, "the plugin file", "the file that was hashed when the run began",
+            "%s names another file now (replaced or rewritten during the run)",
+            cfg->plugin_path);
+    return;
+  }
   if (def->stage >= NC_STAGE_OPEN) {
     if (nc_plugin_open(&plugin, cfg->plugin_path, err, sizeof(err)) != 0) {
       nc_harness_error(&c, "the plugin did not open in this case's process: %s", err);

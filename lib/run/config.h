@@ -13,6 +13,9 @@
 
 typedef struct nc_config {
   char plugin_path[PATH_MAX]; /* as given, or made absolute when it was a file */
+  /* The file that was hashed: device, inode, size and modification time
+   * (nanoseconds). Every case checks the path still names it. */
+  unsigned long long plugin_file[4];
   nc_elf_info elf;
   char elf_error[512]; /* why elf is not loadable */
   const char *factory_config;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,28 @@ static int put_number(int fd, const char *key, const char *fmt, ...)
   vsnprintf(text, sizeof(text), fmt, ap);
   va_end(ap);
   return put(fd, key, text);
+}
+
+int nc_plugin_file_id(const char *path, unsigned long long id[4])
+{
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return -1;
+  id[0] = (unsigned long long)st.st_dev;
+  id[1] = (unsigned long long)st.st_ino;
+  id[2] = (unsigned long long)st.st_size;
+  id[3] = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
+          (unsigned long long)st.st_mtim.tv_nsec;
+  return 0;
+}
+
+int nc_plugin_file_changed(const nc_config *cfg)
+{
+  unsigned long long now[4];
+  if (!cfg->plugin_file[1])
+    return 0; /* not recorded (a run that does not inspect the file) */
+  return nc_plugin_file_id(cfg->plugin_path, now) != 0 ||
+         memcmp(now, cfg->plugin_file, sizeof(now)) != 0;
 }
 
 int nc_config_sealed(const nc_config *cfg)
@@ -59,7 +82,9 @@ int nc_config_write_fd(const nc_config *cfg, int fd)
            put_number(fd, "table", "%d %d %d %d", cfg->key_size, cfg->row_size, cfg->exact,
                       cfg->stress) |
            put_number(fd, "cuda", "%d %d", cfg->cuda_mode, cfg->sim_devices) |
-           put_number(fd, "flags", "%d %d %d", cfg->no_fork, cfg->verbose, cfg->evidence_all);
+           put_number(fd, "flags", "%d %d %d", cfg->no_fork, cfg->verbose, cfg->evidence_all) |
+           put_number(fd, "plugin_file", "%llu %llu %llu %llu", cfg->plugin_file[0],
+                      cfg->plugin_file[1], cfg->plugin_file[2], cfg->plugin_file[3]);
   for (size_t i = 0; i < cfg->failing_count; i++) {
     char target[8], status[16];
     snprintf(target, sizeof(target), "%d", cfg->failing[i].target);
@@ -143,6 +168,9 @@ int nc_config_read_fd(int fd, nc_config *cfg, char *why, size_t whylen)
       sscanf(v, "%d %d", &cfg->cuda_mode, &cfg->sim_devices);
     else if (strcmp(k, "flags") == 0)
       sscanf(v, "%d %d %d", &cfg->no_fork, &cfg->verbose, &cfg->evidence_all);
+    else if (strcmp(k, "plugin_file") == 0)
+      sscanf(v, "%llu %llu %llu %llu", &cfg->plugin_file[0], &cfg->plugin_file[1],
+             &cfg->plugin_file[2], &cfg->plugin_file[3]);
     else if (strcmp(k, "failing") == 0 && rec.nfields == 3 &&
              cfg->failing_count < sizeof(cfg->failing) / sizeof(cfg->failing[0])) {
       struct nc_failing_config *fc = &cfg->failing[cfg->failing_count++];

@@ -7,6 +7,12 @@
 
 #include "config.h"
 
+/* The identity of the file at path (device, inode, size, modification
+ * time); 0, or -1. */
+int nc_plugin_file_id(const char *path, unsigned long long id[4]);
+/* 1 when cfg's plugin path no longer names the file the run hashed. */
+int nc_plugin_file_changed(const nc_config *cfg);
+
 /* Writes cfg to fd, every value whole; 0, or -1 with errno set. */
 int nc_config_write_fd(const nc_config *cfg, int fd);
 /* cfg in a sealed memory file (nothing can write it any more, the plugin

@@ -137,6 +137,7 @@ static int prepare(const nc_options *opt, nc_config *cfg, nc_report *r)
   if (nc_elf_inspect_file(cfg->plugin_path, &cfg->elf, cfg->elf_error, sizeof(cfg->elf_error)) ==
       0)
     cfg->elf.loadable = 1;
+  nc_plugin_file_id(cfg->plugin_path, cfg->plugin_file);
   if ((cfg->elf.loadable || st.st_size <= NC_INPUT_MAX) &&
       nc_sha256_file(cfg->plugin_path, r->sha256) != 0)
     return nc_report_usage_error(r, "cannot read plugin '%s': %s", cfg->plugin_path,
@@ -577,6 +578,17 @@ nc_report *nc_run(const nc_options *opt)
     r->harness_error = 1;
   } else {
     nc_probe_read(&probe_cr, &cfg, r, &ps);
+    if (nc_plugin_file_changed(&cfg)) { /* its constructor replaced its own file */
+      ps.loaded = 0;
+      snprintf(ps.blocker, sizeof(ps.blocker), "loading the plugin changed its file (%.500s): "
+               "the cases would test another file than the one hashed", cfg.plugin_path);
+      snprintf(ps.blocker_rule, sizeof(ps.blocker_rule), "%s", nc_rule_text(NC_PROBE_RULE));
+      probe_res.verdict = NC_VERDICT_FAIL;
+      nc_result_add_evidence(&probe_res, NC_LEVEL_FAIL, "dlopen (plugin constructors)",
+                             "the plugin file unchanged during the run",
+                             "the path names another file after the plugin was loaded");
+      nc_result_set_reason(&probe_res, "%s", ps.blocker);
+    }
     if (probe_cr.forged) { /* loading it forged records: no case can trust its channel */
       ps.loaded = 0;
       snprintf(ps.blocker, sizeof(ps.blocker), "loading the plugin wrote to the harness's "
