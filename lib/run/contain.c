@@ -25,11 +25,21 @@ typedef struct limits {
   long total_mib; /* the run's memory, shared out between the cases at once */
 } limits;
 
+/* The default address space of a case: half the machine's memory, at most
+ * DEFAULT_AS_MIB, at least 4 GiB, so that a plugin that asks for more than
+ * the machine has gets NULL instead of taking the machine down. */
+static long default_as_mib(void)
+{
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  long mib = pages > 0 && size > 0 ? (long)((long long)pages * size / 2 >> 20) : DEFAULT_AS_MIB;
+  return mib > DEFAULT_AS_MIB ? DEFAULT_AS_MIB : mib < 4096 ? 4096 : mib;
+}
+
 /* NVE_CONFORM_LIMITS="as=MIB,fsize=MIB,nproc=N,total=MIB" over the
  * defaults; 0: none. */
 static limits read_limits(void)
 {
-  limits l = {DEFAULT_AS_MIB, DEFAULT_FSIZE_MIB, DEFAULT_NPROC, 0};
+  limits l = {default_as_mib(), DEFAULT_FSIZE_MIB, DEFAULT_NPROC, 0};
   const char *env = getenv("NVE_CONFORM_LIMITS");
   char copy[256];
   snprintf(copy, sizeof(copy), "%s", env ? env : "");
