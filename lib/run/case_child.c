@@ -98,6 +98,7 @@ void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
             cfg->plugin_path);
     return;
   }
+  nc_trace_set_plugin(cfg->plugin_path);
   if (def->stage >= NC_STAGE_OPEN) {
     if (nc_plugin_open(&plugin, cfg->plugin_path, err, sizeof(err)) != 0) {
       nc_harness_error(&c, "the plugin did not open in this case's process: %s", err);

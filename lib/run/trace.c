@@ -81,19 +81,45 @@ static int fault_was_write(const void *uc)
   return -1;
 }
 
+/* The plugin's file name, for crashes on threads that are in no callback. */
+static char plugin_base[256];
+
+void nc_trace_set_plugin(const char *path)
+{
+  const char *base = path ? strrchr(path, '/') : NULL;
+  snprintf(plugin_base, sizeof(plugin_base), "%s", base ? base + 1 : path ? path : "");
+}
+
+/* The instruction that faulted, from the signal's context (NULL: unknown). */
+static const void *fault_pc(const void *uc)
+{
+#if defined(__x86_64__) && defined(REG_RIP)
+  if (uc)
+    return (const void *)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  if (uc)
+    return (const void *)((const ucontext_t *)uc)->uc_mcontext.pc;
+#endif
+  (void)uc;
+  return NULL;
+}
+
+/* Whether pc lies in the plugin's own file (a thread it started, outside
+ * any callback). */
+static int pc_in_plugin(const void *pc)
+{
+  Dl_info info;
+  if (!pc || !plugin_base[0] || !dladdr(pc, &info) || !info.dli_fname)
+    return 0;
+  const char *base = strrchr(info.dli_fname, '/');
+  return strcmp(base ? base + 1 : info.dli_fname, plugin_base) == 0;
+}
+
 /* Whether the instruction that faulted lies in no loaded object: code
  * that was unloaded under a thread still running it, which only a plugin
  * (dlclosed by LIF-04, or unloading itself) leaves behind. */
-static int pc_unmapped(const void *uc)
+static int pc_unmapped(const void *pc)
 {
-  const void *pc = NULL;
-#if defined(__x86_64__) && defined(REG_RIP)
-  if (uc)
-    pc = (const void *)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-  if (uc)
-    pc = (const void *)((const ucontext_t *)uc)->uc_mcontext.pc;
-#endif
   Dl_info info;
   return pc && !dladdr(pc, &info);
 }
@@ -122,8 +148,11 @@ static void on_crash(int signo, siginfo_t *si, void *uc)
     snprintf(origin, sizeof(origin), "at address %p", si ? si->si_addr : NULL);
   /* The crashing thread's own callback ("" when it was in harness code). */
   const char *where = nc_callback_current();
-  if (!where && (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL) && pc_unmapped(uc))
+  const void *pc = fault_pc(uc);
+  if (!where && (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL) && pc_unmapped(pc))
     where = "plugin code that was unloaded (a thread the plugin left running)";
+  else if (!where && pc_in_plugin(pc))
+    where = "plugin code on a thread the plugin started";
   const char *f[] = {sig, where ? where : "", origin};
   nc_trace_record("CRASH", 3, f);
   void *frames[48];

@@ -27,6 +27,10 @@ void nc_trace_record(const char *tag, size_t nfields, const char *const *fields)
  * record's tag is then "KEY:TAG", and the reader drops and counts records
  * without it (nc_trace_unkey). */
 #define NC_TRACE_KEY_MAX 40
+
+/* The plugin's path: a crash outside any callback whose instruction lies
+ * in that file is the plugin's (a thread it started). */
+void nc_trace_set_plugin(const char *path);
 void nc_trace_set_key(const char *key);
 const char *nc_trace_key(void);
 

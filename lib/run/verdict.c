@@ -139,7 +139,8 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
       nc_result_add_evidence(res, NC_LEVEL_FAIL, phase[0] ? phase : "plugin code",
                              "returns normally", how);
       nc_result_set_reason(res, "%s %s", phase[0] ? phase : "plugin code", how);
-      res->verdict = NC_VERDICT_FAIL;
+      /* The plugin's verdict, at the rule's severity (a SHOULD rule warns). */
+      res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
     } else {
       nc_result_set_reason(res, "the harness itself %s outside plugin code", how);
       res->verdict = NC_VERDICT_ERROR;
