@@ -124,12 +124,6 @@ void nc_skip(nc_case *c, const char *reason, ...)
   nc_trace_record("SKIP", 1, f);
 }
 
-static void record_blocked(nc_rule owner, const char *text)
-{
-  const char *f[] = {nc_rule_text(owner), text};
-  nc_trace_record(NC_TAG_BLOCKED, 2, f);
-}
-
 void nc_skip_blocked(nc_case *c, nc_rule owner, const char *reason, ...)
 {
   (void)c;
@@ -138,7 +132,8 @@ void nc_skip_blocked(nc_case *c, nc_rule owner, const char *reason, ...)
   va_start(ap, reason);
   vsnprintf(text, sizeof(text), reason, ap);
   va_end(ap);
-  record_blocked(owner, text);
+  const char *f[] = {nc_rule_text(owner), text};
+  nc_trace_record(NC_TAG_BLOCKED, 2, f);
 }
 
 void nc_fail_owned(nc_case *c, nc_rule owner, const char *call, const char *expected,
