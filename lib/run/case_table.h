@@ -6,7 +6,7 @@
 #ifndef NC_CASE_TABLE_H
 #define NC_CASE_TABLE_H
 
-#include "config.h"
+#include "run_config.h"
 #include "loader.h"
 #include "rules.h"
 

@@ -5,7 +5,7 @@
 #ifndef NC_CONFIG_IO_H
 #define NC_CONFIG_IO_H
 
-#include "config.h"
+#include "run_config.h"
 
 /* The identity of the file at path (device, inode, size, modification
  * time); 0, or -1. */

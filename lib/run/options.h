@@ -4,7 +4,7 @@
 #ifndef NC_OPTIONS_H
 #define NC_OPTIONS_H
 
-#include "config.h"
+#include "run_config.h"
 #include "report.h"
 
 /* Fills cfg from opt and the header of r from cfg; -1 after recording a

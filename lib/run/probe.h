@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "config.h"
+#include "run_config.h"
 #include "report.h"
 #include "rules.h"
 #include "runner.h"

@@ -3,7 +3,7 @@
 #ifndef NC_PROFILE_H
 #define NC_PROFILE_H
 
-#include "config.h"
+#include "run_config.h"
 #include "report.h"
 
 /* Reads opt->profile_path into cfg (and the report header); -1 after

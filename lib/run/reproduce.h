@@ -4,7 +4,7 @@
 #ifndef NC_REPRODUCE_H
 #define NC_REPRODUCE_H
 
-#include "config.h"
+#include "run_config.h"
 #include "strbuf.h"
 
 /* "nve-conform --rule ID ... --seed N PLUGIN" (heap, or NULL). */

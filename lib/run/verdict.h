@@ -3,7 +3,7 @@
 #ifndef NC_VERDICT_H
 #define NC_VERDICT_H
 
-#include "config.h"
+#include "run_config.h"
 #include "report.h"
 #include "rules.h"
 #include "runner.h"

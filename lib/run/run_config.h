@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What every case child needs to know about the run: the options, resolved
  * and checked by the parent before any plugin code runs. */
-#ifndef NC_CONFIG_H
-#define NC_CONFIG_H
+#ifndef NC_RUN_CONFIG_H
+#define NC_RUN_CONFIG_H
 
 #include <limits.h>
 #include <stdint.h>
