@@ -93,6 +93,16 @@ static void print_result(const nc_result *res, FILE *out, int colour, int verbos
 
 static void print_summary_line(const nc_report *r, FILE *out);
 
+/* 0: failed on its own (FAIL, WARN, ERROR); 1: blocked by another rule;
+ * 2: the rest. */
+static int report_group(const nc_result *res)
+{
+  if (res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_WARN ||
+      res->verdict == NC_VERDICT_ERROR)
+    return 0;
+  return res->blocked_by ? 1 : 2;
+}
+
 /* The root causes first: the rules that failed on their own, and how many
  * rules each blocked. Nothing when no rule is blocked by another. */
 static void print_root_causes(const nc_report *r, FILE *out)
@@ -127,8 +137,12 @@ void nc_report_print_text(const nc_report *r, FILE *out, int colour)
     return;
   }
   print_root_causes(r, out);
-  for (size_t i = 0; i < r->nresults; i++)
-    print_result(&r->results[i], out, colour, r->verbose);
+  /* What failed on its own first, then what it blocked, then the rest:
+   * the cause is on the first screen. Rule order within each group. */
+  for (int group = 0; group < 3; group++)
+    for (size_t i = 0; i < r->nresults; i++)
+      if (report_group(&r->results[i]) == group)
+        print_result(&r->results[i], out, colour, r->verbose);
   fputc('\n', out);
   print_summary_line(r, out);
 }
