@@ -136,6 +136,24 @@ void nc_skip_blocked(nc_case *c, nc_rule owner, const char *reason, ...)
   nc_trace_record(NC_TAG_BLOCKED, 2, f);
 }
 
+/* The text of a failed check that owners judge: the case's own failure
+ * when its rule is among them, else one the run charges (verdict.c). */
+static void fail_owned(nc_case *c, const nc_rule *owners, int nowners, const char *call,
+                       const char *expected, const char *text)
+{
+  char list[64] = ""; /* "TBL-08,TBL-06" */
+  size_t at = 0;
+  for (int i = 0; i < nowners; i++) {
+    if (owners[i] == c->rule) {
+      nc_fail(c, call, expected, "%s", text);
+      return;
+    }
+    at += (size_t)snprintf(list + at, at < sizeof(list) ? sizeof(list) - at : 0, "%s%s",
+                           i ? "," : "", nc_rule_text(owners[i]));
+  }
+  send(c, NC_LEVEL_FAIL, call, expected, text, list);
+}
+
 void nc_fail_owned(nc_case *c, nc_rule owner, const char *call, const char *expected,
                    const char *observed, ...)
 {
@@ -144,7 +162,7 @@ void nc_fail_owned(nc_case *c, nc_rule owner, const char *call, const char *expe
   va_start(ap, observed);
   vsnprintf(text, sizeof(text), observed, ap);
   va_end(ap);
-  nc_fail_owned_by(c, &owner, 1, call, expected, "%s", text);
+  fail_owned(c, &owner, 1, call, expected, text);
 }
 
 void nc_fail_owned_by(nc_case *c, const nc_rule *owners, int nowners, const char *call,
@@ -155,21 +173,7 @@ void nc_fail_owned_by(nc_case *c, const nc_rule *owners, int nowners, const char
   va_start(ap, observed);
   vsnprintf(text, sizeof(text), observed, ap);
   va_end(ap);
-  /* The rules the run may charge, "TBL-08,TBL-06"; the case's own among
-   * them makes it the case's failure. */
-  char list[64] = "";
-  size_t at = 0;
-  for (int i = 0; i < nowners; i++) {
-    if (owners[i] == c->rule) {
-      nc_fail(c, call, expected, "%s", text);
-      return;
-    }
-    at += (size_t)snprintf(list + at, at < sizeof(list) ? sizeof(list) - at : 0, "%s%s",
-                           i ? "," : "", nc_rule_text(owners[i]));
-  }
-  /* The run decides: blocked when an owner fails on its own, else this
-   * case's failure (the defect shows only in its conditions). */
-  send(c, NC_LEVEL_FAIL, call, expected, text, list);
+  fail_owned(c, owners, nowners, call, expected, text);
 }
 
 void nc_info(nc_case *c, const char *key, const char *value, ...)

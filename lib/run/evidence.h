@@ -37,7 +37,6 @@ void nc_fail_owned(nc_case *c, nc_rule owner, const char *call, const char *expe
 /* The same when the defect may be any of several rules' (the first that
  * failed on its own is charged), e.g. a hit for a key that was cleared and
  * then updated: clear's (TBL-08) or update's (TBL-06). */
-#define NC_MAX_OWNERS 4
 void nc_fail_owned_by(nc_case *c, const nc_rule *owners, int nowners, const char *call,
                       const char *expected, const char *observed, ...)
     __attribute__((format(printf, 6, 7)));
