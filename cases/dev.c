@@ -544,9 +544,15 @@ void nc_case_dev_08(nc_case *c)
   device_setup d;
   if (setup_open(c, &d) != 0)
     return;
-  /* produce runs before the host knows the new table's device: its
-   * allocations are judged here against the first table's, over every
-   * thread (it has no context, so its streams are its own choice). */
+  /* produce runs before the host knows the new table's device, while the
+   * caller has any device current: a decoy, so that a produce allocating
+   * on the current device rather than its table's shows. Its allocations
+   * are judged against the first table's device, over every thread (it
+   * has no context, so its streams are its own choice). */
+  if (make_current(c, d.other) != 0) {
+    setup_close(&d);
+    return;
+  }
   nc_cuda_watch_take(allocs, 16, streams, 8); /* forget the set-up */
   nve_ext_table_t t2;
   int made = nc_produce_table(c, &d.f, &t2) == 0;
