@@ -7,6 +7,8 @@
 
 #include "common.h"
 #include "dtype.h"
+#include "evidence.h"
+#include "threads.h"
 #include "trace.h"
 #include "violations.h"
 
@@ -17,6 +19,35 @@ static const char *const stride_names[NC_STRIDES] = {"the row", "row + 13", "2 x
 static const char *const key_names[NC_KEY_CLASSES] = {"spread over the full width", "edges",
                                                       "each twice", "half already stored"};
 static const char *const depth_names[NC_DEPTHS] = {"empty", "shallow", "deep"};
+static const char *const thread_names[NC_THREADS] = {"the caller's", "another thread",
+                                                     "several at once"};
+static const char *const find_names[NC_FIND_OUTPUTS] = {
+    "every output", "NULL hit_mask", "NULL values", "NULL value_sizes", "some keys resolved"};
+static const char *const dim_names[NC_DIMS] = {"batch",   "stride", "keys",        "depth",
+                                               "failing", "thread", "find outputs"};
+
+static int dim_classes(nc_space_dim d)
+{
+  static const int counts[NC_DIMS] = {NC_SPACE_BATCHES, NC_STRIDES,  NC_KEY_CLASSES,
+                                      NC_DEPTHS,        NC_SPACE_BATCHES, NC_THREADS,
+                                      NC_FIND_OUTPUTS};
+  return counts[d];
+}
+
+/* A class's name: the batch size for the batch dimensions. */
+static const char *class_name(nc_space_dim d, int i, char *buf, size_t len)
+{
+  switch (d) {
+  case NC_DIM_BATCH:
+  case NC_DIM_FAILING: snprintf(buf, len, "%lld", (long long)nc_space_batches[i]); return buf;
+  case NC_DIM_STRIDE: return stride_names[i];
+  case NC_DIM_KEYS: return key_names[i];
+  case NC_DIM_DEPTH: return depth_names[i];
+  case NC_DIM_THREAD: return thread_names[i];
+  case NC_DIM_FIND: return find_names[i];
+  default: return "?";
+  }
+}
 
 /* Live keys a deep table holds: thousands, fewer for wide rows, so that
  * its rows stay within a bound (the model keeps a copy of each). */
@@ -39,6 +70,8 @@ const char *nc_space_op_name(nc_space_op op)
  * up within the rounds, in different company. */
 static nc_space_keys keys_of(int r) { return (nc_space_keys)(r % NC_KEY_CLASSES); }
 static nc_space_stride stride_of(int r) { return (nc_space_stride)((r + r / 4) % NC_STRIDES); }
+static nc_space_thread thread_of(int r) { return r % 3 == 1 ? NC_THREAD_OTHER : NC_THREAD_CALLER; }
+static nc_space_find find_of(int r) { return (nc_space_find)((r + r / 5) % NC_FIND_OUTPUTS); }
 
 static uint64_t mix(uint64_t *s)
 {
@@ -145,16 +178,26 @@ static int64_t fill(nc_tk *k, int64_t count, uint64_t *s, nc_space_coverage *cov
   return stored;
 }
 
-/* An insert or update whose value_size is past max_row_size, which a table
- * may refuse; a refusal must leave a message on this thread (ERR-02's, at
- * any batch size: a large call may fail on another path than a small one).
- * Host tables only (the buffers are plain host memory). */
+/* Whether op has a call a table may refuse at every batch size: an insert,
+ * update or accumulate whose size is past max_row_size. Host tables only
+ * (the buffers are plain host memory). */
+static int failing_possible(const nc_tk *k, nc_space_op op)
+{
+  return op != NC_SPACE_ERASE && k->caps.location == NVE_BUFFER_LOCATION_HOST;
+}
+
+/* That call; a refusal must leave a message on this thread (ERR-02's, at
+ * any batch size: a large call may fail on another path than a small one). */
 static void failing_call(nc_tk *k, nc_space_op op, const int64_t *keys, int64_t n,
                          nc_space_coverage *cov, int b)
 {
-  if (k->caps.location != NVE_BUFFER_LOCATION_HOST)
+  if (!failing_possible(k, op))
     return;
-  int64_t size = k->caps.max_row_size + 1, stride = size + 7;
+  int64_t size = k->caps.max_row_size + 1;
+  int64_t width = nc_dtype_width(k->caps.dtype);
+  if (op == NC_SPACE_ACCUMULATE) /* a whole number of elements, past the row */
+    size = width > 0 ? (k->caps.max_row_size / width + 1) * width : size;
+  int64_t stride = size + 7;
   unsigned char *raw = malloc((size_t)(n > 0 ? n : 1) * 8);
   unsigned char *rows = calloc((size_t)(n > 0 ? n : 1), (size_t)stride);
   if (!raw || !rows) {
@@ -166,13 +209,18 @@ static void failing_call(nc_tk *k, nc_space_op op, const int64_t *keys, int64_t 
     int64_t v = keys[i];
     memcpy(raw + i * k->caps.key_size, &v, (size_t)k->caps.key_size);
   }
-  nve_status_t s = op == NC_SPACE_UPDATE
-                       ? nc_call_update(&k->t, n, raw, stride, size, rows)
-                       : nc_call_insert(&k->t, n, raw, stride, size, rows);
+  nve_status_t s;
+  switch (op) {
+  case NC_SPACE_UPDATE: s = nc_call_update(&k->t, n, raw, stride, size, rows); break;
+  case NC_SPACE_ACCUMULATE:
+    s = nc_call_update_accumulate(&k->t, n, raw, stride, size, rows, k->caps.dtype);
+    break;
+  default: s = nc_call_insert(&k->t, n, raw, stride, size, rows); break;
+  }
   cov->calls++;
-  cov->failing[b] = 1;
+  cov->ran[NC_DIM_FAILING][b] = 1;
   char call[160], msg[256] = "";
-  snprintf(call, sizeof(call), "%s (n=%lld, value_stride=%lld, value_size=%lld: past max_row_size)",
+  snprintf(call, sizeof(call), "%s (n=%lld, stride=%lld, size=%lld: past max_row_size)",
            nc_space_op_name(op), (long long)n, (long long)stride, (long long)size);
   if (s != NVE_SUCCESS) {
     long len = nc_read_plugin_string(nc_call_table_last_error(&k->t), msg, sizeof(msg));
@@ -189,40 +237,90 @@ static void failing_call(nc_tk *k, nc_space_op op, const int64_t *keys, int64_t 
 }
 
 /* One round: the op on n keys of class kc at stride sc, on a table at its
- * depth, then a find of the same keys at the same stride. */
-static void run_round(nc_tk *k, nc_space_op op, const int64_t *keys, int64_t n, nc_space_keys kc,
-                      int64_t stride, uint64_t tag, nc_space_coverage *cov)
+ * depth, then a find of the same keys at the same stride with outputs fc. */
+typedef struct round {
+  nc_tk *k;
+  nc_space_op op;
+  const int64_t *keys;
+  int64_t n, stride;
+  nc_space_keys kc;
+  nc_space_find fc;
+  uint64_t tag;
+  int64_t calls; /* made */
+} round;
+
+static void read_back(round *r)
 {
-  /* What is stored before the op: half the keys, or (for the ops that
-   * change existing keys) all of them. */
-  if (kc == NC_KEYS_HALF_STORED || op != NC_SPACE_INSERT) {
-    int64_t *some = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t)), m = 0;
-    for (int64_t i = 0; some && i < n; i++)
-      if (kc != NC_KEYS_HALF_STORED || i % 2 == 0)
-        some[m++] = keys[i];
-    /* Read back before the op: a row already wrong is the insert's
-     * (TBL-02's), not the op's that would come next. */
-    nc_find_opts before = {.stride = stride};
-    if (some && nc_tk_insert(k, m, some, 0, tag + 1, 0) == NVE_SUCCESS &&
-        nc_tk_find(k, m, some, &before, NULL) >= 0)
-      cov->calls += 2;
-    free(some);
-  }
-  switch (op) {
-  case NC_SPACE_INSERT: nc_tk_insert(k, n, keys, stride, tag, 0); break;
-  case NC_SPACE_UPDATE: nc_tk_update(k, n, keys, stride, tag, 0); break;
-  case NC_SPACE_ACCUMULATE: {
-    int64_t size = nc_tk_update_size(k, k->caps.dtype, 0);
-    nc_tk_accumulate_strided(k, n, keys, k->caps.dtype, size, size + (stride - k->stride), tag,
-                             0);
+  nc_find_opts o = {.stride = r->stride};
+  uint64_t *resolved = NULL;
+  switch (r->fc) {
+  case NC_FIND_NO_MASK: o.null_mask = 1; break;
+  case NC_FIND_NO_VALUES: o.null_values = 1; break;
+  case NC_FIND_NO_SIZES: o.null_sizes = 1; break;
+  case NC_FIND_RESOLVED: /* every third key, as if a faster tier had it */
+    resolved = calloc((size_t)(r->n + 63) / 64 + 1, sizeof(uint64_t));
+    for (int64_t i = 0; resolved && i < r->n; i += 3)
+      resolved[i / 64] |= 1ull << (i % 64);
+    o.resolved = resolved;
     break;
-  }
-  case NC_SPACE_ERASE: nc_tk_erase(k, n, keys, 0); break;
   default: break;
   }
-  nc_find_opts o = {.stride = stride};
-  nc_tk_find(k, n, keys, &o, NULL);
-  cov->calls += 2;
+  nc_tk_find(r->k, r->n, r->keys, &o, NULL);
+  free(resolved);
+  r->calls++;
+}
+
+static void run_round(round *r)
+{
+  nc_tk *k = r->k;
+  int64_t n = r->n;
+  /* What is stored before the op: half the keys, or (for the ops that
+   * change existing keys) all of them. */
+  if (r->kc == NC_KEYS_HALF_STORED || r->op != NC_SPACE_INSERT) {
+    int64_t *some = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t)), m = 0;
+    for (int64_t i = 0; some && i < n; i++)
+      if (r->kc != NC_KEYS_HALF_STORED || i % 2 == 0)
+        some[m++] = r->keys[i];
+    /* Read back before the op: a row already wrong is the insert's
+     * (TBL-02's), not the op's that would come next. */
+    nc_find_opts before = {.stride = r->stride};
+    if (some && nc_tk_insert(k, m, some, 0, r->tag + 1, 0) == NVE_SUCCESS &&
+        nc_tk_find(k, m, some, &before, NULL) >= 0)
+      r->calls += 2;
+    free(some);
+  }
+  switch (r->op) {
+  case NC_SPACE_INSERT: nc_tk_insert(k, n, r->keys, r->stride, r->tag, 0); break;
+  case NC_SPACE_UPDATE: nc_tk_update(k, n, r->keys, r->stride, r->tag, 0); break;
+  case NC_SPACE_ACCUMULATE: {
+    int64_t size = nc_tk_update_size(k, k->caps.dtype, 0);
+    nc_tk_accumulate_strided(k, n, r->keys, k->caps.dtype, size, size + (r->stride - k->stride),
+                             r->tag, 0);
+    break;
+  }
+  case NC_SPACE_ERASE: nc_tk_erase(k, n, r->keys, 0); break;
+  default: break;
+  }
+  r->calls++;
+  read_back(r);
+}
+
+static void *round_thread(void *arg)
+{
+  run_round(arg);
+  return NULL;
+}
+
+/* The round on another thread, started for it and joined: a table must not
+ * depend on the thread that made it or made its last call. 0, or -1 when no
+ * thread could be started (the round did not run). */
+static int run_round_elsewhere(round *r)
+{
+  pthread_t th;
+  if (nc_thread_create(&th, round_thread, r) != 0)
+    return -1;
+  pthread_join(th, NULL);
+  return 0;
 }
 
 void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
@@ -231,8 +329,10 @@ void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
   memset(cov, 0, sizeof(*cov));
   nc_case *c = k0->c;
   cov->cap = nc_tk_batch(k0, nc_space_batches[NC_SPACE_BATCHES - 1]);
+  cov->row = k0->stride;
+  cov->failing_possible = failing_possible(k0, op);
   if (op == NC_SPACE_ACCUMULATE && !nc_tk_update_size(k0, k0->caps.dtype, 0)) {
-    snprintf(cov->skipped, sizeof(cov->skipped), "no update_size is a multiple of the table's "
+    snprintf(cov->whole_op, sizeof(cov->whole_op), "no update_size is a multiple of the table's "
              "%s element and fits its %lld-byte row",
              nc_dtype_name(k0->caps.dtype), (long long)k0->row);
     return;
@@ -243,16 +343,13 @@ void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
   memset(&deep, 0, sizeof(deep));
   int64_t deep_target = DEEP_BYTES / (k0->row > 0 ? k0->row : 1);
   deep_target = deep_target > DEEP_KEYS ? DEEP_KEYS : deep_target < 64 ? 64 : deep_target;
-  int skipped_batches = 0;
   /* Every batch class at every depth; keys and strides vary by round. */
   for (int d = 0; keys && d < NC_DEPTHS; d++)
     for (int b = 0; b < NC_SPACE_BATCHES; b++) {
       int r = d * NC_SPACE_BATCHES + b;
       int64_t n = nc_space_batches[b];
-      if (n > cov->cap) {
-        skipped_batches = 1;
+      if (n > cov->cap)
         continue;
-      }
       if (n == 0)
         continue; /* TBL-10's class: its case makes every op with n == 0 */
       if (n * k0->row > ROUND_BYTES && b % NC_DEPTHS != d) {
@@ -272,63 +369,92 @@ void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
         break; /* the table could not be made: recorded */
       nc_space_keys kc = keys_of(r);
       nc_space_stride sc = stride_of(r);
+      nc_space_thread tc = thread_of(r);
       int64_t stride = stride_bytes(&rt->k, sc);
       if ((size_t)n * (size_t)stride > NC_TK_BUFFER_BYTES) { /* too wide for a buffer */
         sc = NC_STRIDE_ROW;
         stride = rt->k.stride;
       }
       make_keys(&rt->k, kc, keys, n, &s);
-      run_round(&rt->k, op, keys, n, kc, stride, 1000 + (uint64_t)r * 10, cov);
-      if (!cov->failing[b] && (op == NC_SPACE_INSERT || op == NC_SPACE_UPDATE)) {
+      round rd = {&rt->k, op, keys, n, stride, kc, find_of(r), 1000 + (uint64_t)r * 10, 0};
+      if (tc != NC_THREAD_OTHER || run_round_elsewhere(&rd) != 0) {
+        tc = NC_THREAD_CALLER;
+        run_round(&rd);
+      }
+      cov->calls += rd.calls;
+      if (!cov->ran[NC_DIM_FAILING][b]) {
         make_keys(&rt->k, NC_KEYS_SPREAD, keys, n, &s);
         failing_call(&rt->k, op, keys, n, cov, b);
       }
-      cov->batch[b] = cov->stride[sc] = cov->keys[kc] = cov->depth[d] = 1;
+      cov->ran[NC_DIM_BATCH][b] = cov->ran[NC_DIM_STRIDE][sc] = cov->ran[NC_DIM_KEYS][kc] = 1;
+      cov->ran[NC_DIM_DEPTH][d] = cov->ran[NC_DIM_THREAD][tc] = cov->ran[NC_DIM_FIND][rd.fc] = 1;
       if (rt == &fresh)
         table_close(&fresh);
     }
   table_close(&deep);
   free(keys);
-  size_t at = (size_t)snprintf(cov->skipped, sizeof(cov->skipped),
-                               "n = 0 (TBL-10's case makes every op with it)");
-  if (skipped_batches && at < sizeof(cov->skipped))
-    at += (size_t)snprintf(cov->skipped + at, sizeof(cov->skipped) - at,
-                           "; batches above %lld keys (the most that rows of %lld bytes allow "
-                           "per call)", (long long)cov->cap, (long long)k0->stride);
-  if (cov->thinned && at < sizeof(cov->skipped))
-    snprintf(cov->skipped + at, sizeof(cov->skipped) - at,
-             "; batches of more than 2 MiB of rows at one depth each");
 }
 
-static void list_classes(char *out, size_t len, const unsigned char *ran, int count,
-                         const char *const *names, const int64_t *numbers)
+/* How class i of dimension d was covered: "ran", or "elsewhere" with the
+ * rule whose case makes such calls (*by), or "not run"; why it did not
+ * run here goes to out. */
+static const char *state_of(const nc_space_coverage *cov, nc_space_dim d, int i,
+                            const char **by, char *out, size_t len)
 {
-  size_t at = 0;
   out[0] = '\0';
-  for (int i = 0; i < count && at < len; i++) {
-    if (!ran[i])
-      continue;
-    int w = numbers ? snprintf(out + at, len - at, "%s%lld", at ? " " : "", (long long)numbers[i])
-                    : snprintf(out + at, len - at, "%s%s", at ? ", " : "", names[i]);
-    at += w > 0 ? (size_t)w : 0;
+  *by = "";
+  if (cov->ran[d][i])
+    return "ran";
+  int batch = d == NC_DIM_BATCH || d == NC_DIM_FAILING;
+  if (cov->whole_op[0]) {
+    snprintf(out, len, "%s", cov->whole_op);
+  } else if (d == NC_DIM_FAILING && !cov->failing_possible) {
+    snprintf(out, len, "host tables only (the oversized rows are host memory)");
+  } else if (batch && nc_space_batches[i] == 0) {
+    snprintf(out, len, "the case of n == 0 makes every op with it");
+    *by = nc_rule_defs[NC_RULE_TBL_10].info.id;
+    return "elsewhere";
+  } else if (batch && nc_space_batches[i] > cov->cap) {
+    snprintf(out, len, "rows of %lld bytes allow at most %lld keys per call", (long long)cov->row,
+             (long long)cov->cap);
+  } else if (d == NC_DIM_THREAD && i == NC_THREAD_SEVERAL) {
+    snprintf(out, len, "concurrent finds, each thread with its own context (the contract lets "
+             "a table serialize modifying calls)");
+    *by = nc_rule_defs[NC_RULE_TBL_12].info.id;
+    return "elsewhere";
+  } else {
+    snprintf(out, len, "did not come up: the sweep ended early (a table could not be made)");
   }
+  return "not run";
 }
 
 void nc_space_report(nc_case *c, nc_space_op op, const nc_space_coverage *cov)
 {
-  char batches[160], strides[96], keys[160], depths[64], failing[160];
-  list_classes(batches, sizeof(batches), cov->batch, NC_SPACE_BATCHES, NULL, nc_space_batches);
-  list_classes(strides, sizeof(strides), cov->stride, NC_STRIDES, stride_names, NULL);
-  list_classes(keys, sizeof(keys), cov->keys, NC_KEY_CLASSES, key_names, NULL);
-  list_classes(depths, sizeof(depths), cov->depth, NC_DEPTHS, depth_names, NULL);
-  list_classes(failing, sizeof(failing), cov->failing, NC_SPACE_BATCHES, NULL, nc_space_batches);
+  char summary[400];
+  size_t at = 0;
+  for (int d = 0; d < NC_DIMS && at < sizeof(summary); d++) {
+    if (d == NC_DIM_FAILING && op == NC_SPACE_ERASE)
+      continue; /* erase has no argument a table may refuse */
+    int ran = 0;
+    /* A refused call of n == 0 is no class: an empty call is valid. */
+    for (int i = d == NC_DIM_FAILING; i < dim_classes((nc_space_dim)d); i++) {
+      ran += cov->ran[d][i];
+      char name[32], why[200];
+      const char *by, *state = state_of(cov, (nc_space_dim)d, i, &by, why, sizeof(why));
+      const char *f[] = {nc_space_op_name(op), dim_names[d],
+                         class_name((nc_space_dim)d, i, name, sizeof(name)), state, why, by};
+      nc_trace_record(NC_TAG_COVER, 6, f);
+    }
+    int w = snprintf(summary + at, sizeof(summary) - at, "%s%s %d/%d", at ? ", " : "",
+                     dim_names[d], ran, dim_classes((nc_space_dim)d) - (d == NC_DIM_FAILING));
+    at += w > 0 ? (size_t)w : 0;
+  }
   char call[64];
   snprintf(call, sizeof(call), "call space of %s", nc_space_op_name(op));
   nc_note(c, call, "every class of every dimension",
-          "%lld calls; batches: %s; strides: %s; keys: %s; depths: %s (deep: %lld live keys); "
-          "failing calls at batches: %s%s%s",
-          (long long)cov->calls, batches[0] ? batches : "none", strides[0] ? strides : "none",
-          keys[0] ? keys : "none", depths[0] ? depths : "none", (long long)cov->deep_keys,
-          failing[0] ? failing : "none (not a host table, or not this op)",
-          cov->skipped[0] ? "; not run: " : "", cov->skipped);
+          "%lld calls; classes run: %s (deep: %lld live keys)%s", (long long)cov->calls, summary,
+          (long long)cov->deep_keys, cov->thinned ? "; batches of more than 2 MiB of rows at "
+          "one depth each" : "");
+  if (cov->whole_op[0])
+    nc_note(c, call, "the op can be called", "%s", cov->whole_op);
 }

@@ -10,7 +10,8 @@
  * TBL-02, update in TBL-06, update_accumulate in TBL-07, erase in TBL-08.
  * The table kit charges every disagreement to the rule it breaks, whichever
  * sweep made the call. The coverage, with what could not run and why, goes
- * into the case's evidence (nc_space_report). */
+ * into the case's evidence and, as data, into the report's coverage
+ * section (nc_space_report). */
 #ifndef NC_CALL_SPACE_H
 #define NC_CALL_SPACE_H
 
@@ -53,15 +54,47 @@ typedef enum {
  * holding thousands of other live keys. */
 typedef enum { NC_DEPTH_EMPTY = 0, NC_DEPTH_SHALLOW, NC_DEPTH_DEEP, NC_DEPTHS } nc_space_depth;
 
+/* The thread that makes the round's calls: the case's own, another one
+ * (started for the round, joined after it), several at once (TBL-12's
+ * case: concurrent finds, each thread with its own context). */
+typedef enum { NC_THREAD_CALLER = 0, NC_THREAD_OTHER, NC_THREAD_SEVERAL, NC_THREADS } nc_space_thread;
+
+/* The outputs of the find that reads the round's keys back: every one, a
+ * NULL hit_mask, NULL values, NULL value_sizes, some keys resolved on
+ * entry. A wrong answer that a plain find of the key does not repeat is
+ * the rule's of those outputs (TBL-05, TBL-03). */
+typedef enum {
+  NC_FIND_ALL = 0,
+  NC_FIND_NO_MASK,
+  NC_FIND_NO_VALUES,
+  NC_FIND_NO_SIZES,
+  NC_FIND_RESOLVED,
+  NC_FIND_OUTPUTS
+} nc_space_find;
+
+/* The dimensions of a call, as the coverage names them. "failing" is the
+ * batch class of a call the table may refuse (value_size past
+ * max_row_size), whose refusal must leave a message (ERR-02). */
+typedef enum {
+  NC_DIM_BATCH = 0,
+  NC_DIM_STRIDE,
+  NC_DIM_KEYS,
+  NC_DIM_DEPTH,
+  NC_DIM_FAILING,
+  NC_DIM_THREAD,
+  NC_DIM_FIND,
+  NC_DIMS
+} nc_space_dim;
+
 typedef struct nc_space_coverage {
   int64_t cap;       /* the most keys per call the table's rows allow */
+  int64_t row;       /* the table's row (the least stride), for the report */
   int64_t deep_keys; /* live keys behind the deep rounds */
   int64_t calls;     /* calls made */
-  unsigned char batch[NC_SPACE_BATCHES], stride[NC_STRIDES], keys[NC_KEY_CLASSES],
-      depth[NC_DEPTHS];
-  unsigned char failing[NC_SPACE_BATCHES]; /* a call that may fail, at this batch class */
-  int thinned;        /* wide rows: large batches ran at one depth each */
-  char skipped[256];  /* classes that did not run, and why */
+  unsigned char ran[NC_DIMS][NC_SPACE_BATCHES]; /* [dimension][class] */
+  int thinned;          /* wide rows: large batches ran at one depth each */
+  int failing_possible; /* the op has a refusal to provoke, on this table */
+  char whole_op[200];   /* why the op did not run at all, or "" */
 } nc_space_coverage;
 
 /* Sweeps op over every class of every dimension, on tables that f produces
@@ -72,7 +105,8 @@ typedef struct nc_space_coverage {
 void nc_space_sweep(nc_tk *k, const nve_ext_table_factory_t *f, nc_space_op op,
                     nc_space_coverage *cov);
 
-/* One note in the case's evidence: which classes ran and which did not. */
+/* The coverage in the case's evidence (one note) and as data for the
+ * report (a COVER record per class of every dimension: ran, or why not). */
 void nc_space_report(nc_case *c, nc_space_op op, const nc_space_coverage *cov);
 
 /* "insert" for NC_SPACE_INSERT, ... */

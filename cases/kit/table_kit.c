@@ -12,6 +12,7 @@
 #include "dtype.h"
 #include "guarded.h"
 #include "pool.h"
+#include "trace.h"
 #include "violations.h"
 
 /* Canary salts of the output buffers, so that each region's pattern is its own. */
@@ -494,7 +495,9 @@ static nve_status_t write_rows(nc_tk *k, const char *op, rows_op call_op, int64_
   nc_tk_rows(k, n, stride, tag, b.rows.data);
   if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
     goto out;
+  nc_trace_set_owner(call_op == nc_call_insert ? NC_RULE_TBL_02 : NC_RULE_TBL_06);
   s = call_op(&k->t, n, arg(&b, 0), stride, k->row, arg(&b, 1));
+  nc_trace_set_owner(-1);
   from_device(&b);
   char call[160], place[48];
   snprintf(call, sizeof(call), "%s (n=%lld, value_stride=%lld, value_size=%lld%s)", op,
@@ -552,7 +555,9 @@ nve_status_t nc_tk_accumulate_strided(nc_tk *k, int64_t n, const int64_t *keys,
   }
   if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
     goto out;
+  nc_trace_set_owner(NC_RULE_TBL_07);
   s = nc_call_update_accumulate(&k->t, n, arg(&b, 0), stride, size, arg(&b, 1), dtype);
+  nc_trace_set_owner(-1);
   from_device(&b);
   char call[200], place[48];
   snprintf(call, sizeof(call), "update_accumulate (n=%lld, update_stride=%lld, update_size=%lld, "
@@ -574,7 +579,9 @@ nve_status_t nc_tk_erase(nc_tk *k, int64_t n, const int64_t *keys, int may_fail)
   if (buffers_inputs(k, &b, "erase", n, keys, NO_ROWS) != 0 || buffers_copy_inputs(k, &b) != 0 ||
       to_device(k, &b) != 0)
     goto out;
+  nc_trace_set_owner(NC_RULE_TBL_08);
   s = nc_call_erase(&k->t, n, arg(&b, 0));
+  nc_trace_set_owner(-1);
   from_device(&b);
   char call[96], place[48];
   snprintf(call, sizeof(call), "erase (n=%lld%s)", (long long)n, call_place(k, place, sizeof(place)));
@@ -589,7 +596,9 @@ out:
 nve_status_t nc_tk_clear(nc_tk *k, int may_fail)
 {
   nc_feed_enter(&k->feed);
+  nc_trace_set_owner(NC_RULE_TBL_08);
   nve_status_t s = nc_call_clear(&k->t);
+  nc_trace_set_owner(-1);
   if (after_modify(k, "clear", s, may_fail, 0, NULL))
     nc_oracle_clear(k->o);
   return s;
@@ -678,6 +687,10 @@ static void check_answer(nc_tk *k, const char *call, int64_t i, int64_t key, int
   } else if (v == NC_ORACLE_WRONG_SIZE) {
     snprintf(detail, sizeof(detail), "value_sizes says %lld, %lld bytes were written",
              (long long)size, (long long)k->row);
+  }
+  if (owners[0] == NC_RULE_TBL_02 && k->find_rule != NC_RULE_TBL_02) {
+    owners[0] = k->find_rule; /* the find's outputs; a plain find decides (settle_pending) */
+    nowners = 1;
   }
   char text[600];
   snprintf(text, sizeof(text), "key %lld (index %lld): %s%s%s", (long long)key, (long long)i,
@@ -805,6 +818,9 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
     opts = &defaults;
   int64_t stride = opts->stride > 0 ? opts->stride : k->stride;
   size_t words = (size_t)(n + 63) / 64;
+  k->find_rule = opts->null_mask || opts->null_values || opts->null_sizes ? NC_RULE_TBL_05
+                 : opts->resolved                                         ? NC_RULE_TBL_03
+                                                                          : NC_RULE_TBL_02;
   call_buffers b;
   int64_t hits = -1;
   if (buffers_inputs(k, &b, "find", n, keys, NO_ROWS) != 0 ||
@@ -823,7 +839,9 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
     nc_canary_fill(b.sizes.data, b.sizes.size, SALT_SIZES);
   if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
     goto out;
+  nc_trace_set_owner(k->find_rule);
   nve_status_t s = nc_call_find(&k->t, n, arg(&b, 0), arg(&b, 2), stride, arg(&b, 3), arg(&b, 4));
+  nc_trace_set_owner(-1);
   from_device(&b);
   char call[200], place[48];
   snprintf(call, sizeof(call), "find (n=%lld, value_stride=%lld%s%s%s%s%s)", (long long)n,
@@ -837,7 +855,7 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
     if (!k->failed_ops++)
       snprintf(k->first_failed, sizeof(k->first_failed), "%s", call);
     if (!opts->may_fail)
-      nc_tk_mismatch(k, NC_RULE_TBL_02, call, "NVE_SUCCESS for a valid call", "status %d (%s)",
+      nc_tk_mismatch(k, k->find_rule, call, "NVE_SUCCESS for a valid call", "status %d (%s)",
                      (int)s, status_text(k, msg, sizeof(msg)));
     goto out;
   }

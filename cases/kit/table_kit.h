@@ -54,6 +54,10 @@ typedef struct nc_tk {
   nc_device_feed feed; /* a DEVICE table's device, streams and buffer copies */
   uint64_t rng;        /* key order, seeded from the run's seed */
   int batch_noted;     /* the memory bound on batches was noted */
+  /* The rule of the find in progress: TBL-05 with a NULL output, TBL-03
+   * with keys resolved on entry, else TBL-02. A wrong answer a plain find
+   * of the key does not repeat is that rule's. */
+  nc_rule find_rule;
 } nc_tk;
 
 /* Reads the table's capabilities and builds its model. A table the host

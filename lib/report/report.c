@@ -93,8 +93,45 @@ int nc_report_exit_code(const nc_report *r)
 
 const char *nc_report_error(const nc_report *r) { return r->error; }
 
+void nc_result_add_cover(nc_result *res, const char *op, const char *dimension, const char *cls,
+                         nc_cover_state state, const char *why, const nc_rule_info *by)
+{
+  nc_cover_cell *cells = realloc(res->cover, (res->ncover + 1) * sizeof(*cells));
+  if (!cells)
+    return;
+  res->cover = cells;
+  nc_cover_cell *c = &cells[res->ncover];
+  c->op = strdup(op);
+  c->dimension = strdup(dimension);
+  c->cls = strdup(cls);
+  c->why = why && why[0] ? strdup(why) : NULL;
+  c->state = state;
+  c->by = by;
+  if (c->op && c->dimension && c->cls)
+    res->ncover++;
+  else {
+    free(c->op);
+    free(c->dimension);
+    free(c->cls);
+    free(c->why);
+  }
+}
+
+const char *nc_cover_state_name(nc_cover_state s)
+{
+  static const char *const names[] = {"ran", "elsewhere", "not run"};
+  return s >= NC_COVER_RAN && s <= NC_COVER_NOT_RUN ? names[s] : "?";
+}
+
 void nc_result_release(nc_result *res)
 {
+  for (size_t i = 0; i < res->ncover; i++) {
+    free(res->cover[i].op);
+    free(res->cover[i].dimension);
+    free(res->cover[i].cls);
+    free(res->cover[i].why);
+  }
+  free(res->cover);
   for (size_t i = 0; i < res->nevidence; i++) {
     free(res->evidence[i].level);
     free(res->evidence[i].call);

@@ -5,6 +5,7 @@
 #define NC_REPORT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "nve_conform.h"
@@ -15,6 +16,21 @@ typedef struct nc_evidence {
   char *expected;
   char *observed;
 } nc_evidence;
+
+/* One class of one dimension of an op's call space, as the op's sweep
+ * reported it (cases/kit/call_space.h). */
+typedef enum {
+  NC_COVER_RAN = 0,
+  NC_COVER_ELSEWHERE, /* another rule's case makes such calls (by) */
+  NC_COVER_NOT_RUN    /* nothing in the run made such a call (why) */
+} nc_cover_state;
+
+typedef struct nc_cover_cell {
+  char *op, *dimension, *cls;
+  nc_cover_state state;
+  char *why;                /* for a class that did not run here */
+  const nc_rule_info *by;   /* with NC_COVER_ELSEWHERE */
+} nc_cover_cell;
 
 typedef struct nc_result {
   const nc_rule_info *rule;
@@ -44,6 +60,9 @@ typedef struct nc_result {
 #define NC_RESULT_OWNERS 4
   const nc_rule_info *failure_owners[NC_RESULT_OWNERS];
   int nfailure_owners;
+  /* The call space its case swept (empty for most rules). */
+  nc_cover_cell *cover;
+  size_t ncover;
 } nc_result;
 
 struct nc_report {
@@ -90,6 +109,11 @@ void nc_result_add_evidence(nc_result *res, const char *level, const char *call,
 void nc_result_set_reason(nc_result *res, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 size_t nc_report_count(const nc_report *r, nc_verdict v);
+/* Appends a cell to res's coverage (copies the strings). */
+void nc_result_add_cover(nc_result *res, const char *op, const char *dimension, const char *cls,
+                         nc_cover_state state, const char *why, const nc_rule_info *by);
+/* "ran", "elsewhere", "not run". */
+const char *nc_cover_state_name(nc_cover_state s);
 /* Frees what a result owns (not the result itself). */
 void nc_result_release(nc_result *res);
 
@@ -111,6 +135,10 @@ typedef struct nc_evidence_line {
  * did not fit. */
 size_t nc_evidence_lines(const nc_result *res, int with_notes,
                          nc_evidence_line lines[NC_EVIDENCE_SHOWN], size_t *more);
+
+/* The text report's coverage section (report_coverage.c); nothing when
+ * no op was swept. */
+void nc_report_print_coverage(const nc_report *r, FILE *out);
 
 /* printf into a fresh heap string (NULL on failure). */
 char *nc_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

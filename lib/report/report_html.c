@@ -46,7 +46,9 @@ static const char style[] =
     ".SKIP{background:#757575}.ERROR{background:#6a1b9a}.WAIVED{background:#1565c0}"
     ".head td:first-child{color:#555;width:9em}.summary{font-size:1.1em;margin:1em 0}"
     "details{margin:.2em 0}.rules{table-layout:fixed}.rules th:nth-child(1){width:6.5em}"
-    ".rules th:nth-child(2){width:5em}.rules th:nth-child(3){width:5.5em}";
+    ".rules th:nth-child(2){width:5em}.rules th:nth-child(3){width:5.5em}"
+    ".cov span{display:inline-block;margin:.1em .15em;padding:0 .35em;border-radius:3px}"
+    ".ran{background:#c8e6c9}.elsewhere{background:#e0e0e0}.notrun{background:#ffcdd2}";
 
 static void header(nc_strbuf *b, const nc_report *r)
 {
@@ -204,6 +206,49 @@ static void family_table(nc_strbuf *b, const nc_report *r, const char *family)
   nc_strbuf_puts(b, "</table>\n");
 }
 
+/* The call space the op sweeps covered: a row per op and dimension, each
+ * class green (ran), grey (another rule's case makes it) or red (ran
+ * nowhere); hovering gives why. */
+static void coverage_table(nc_strbuf *b, const nc_report *r)
+{
+  int any = 0;
+  for (size_t i = 0; i < r->nresults; i++) {
+    const nc_result *res = &r->results[i];
+    for (size_t k = 0; k < res->ncover; k++) {
+      const nc_cover_cell *c = &res->cover[k];
+      int new_row = k == 0 || strcmp(c->op, res->cover[k - 1].op) != 0 ||
+                    strcmp(c->dimension, res->cover[k - 1].dimension) != 0;
+      if (new_row) {
+        if (!any++)
+          nc_strbuf_puts(b, "<h2>Coverage of the call space</h2>\n<table class=\"cov\">\n<tr>"
+                            "<th>op</th><th>rule</th><th>dimension</th><th>classes</th></tr>\n");
+        else
+          nc_strbuf_puts(b, "</td></tr>\n");
+        nc_strbuf_puts(b, "<tr><td>");
+        put_text(b, c->op);
+        nc_strbuf_printf(b, "</td><td><a href=\"#%s\">%s</a></td><td>", res->rule->id,
+                         res->rule->id);
+        put_text(b, c->dimension);
+        nc_strbuf_puts(b, "</td><td>");
+      }
+      static const char *const css[] = {"ran", "elsewhere", "notrun"};
+      nc_strbuf_printf(b, "<span class=\"%s\" title=\"", css[c->state]);
+      put_text(b, nc_cover_state_name(c->state));
+      if (c->by)
+        nc_strbuf_printf(b, " in %s", c->by->id);
+      if (c->why) {
+        nc_strbuf_puts(b, ": ");
+        put_text(b, c->why);
+      }
+      nc_strbuf_puts(b, "\">");
+      put_text(b, c->cls);
+      nc_strbuf_puts(b, "</span>");
+    }
+  }
+  if (any)
+    nc_strbuf_puts(b, "</td></tr>\n</table>\n");
+}
+
 int nc_report_write_html(const nc_report *r, const char *path, char *err, size_t errlen)
 {
   nc_strbuf b = {0};
@@ -230,6 +275,7 @@ int nc_report_write_html(const nc_report *r, const char *path, char *err, size_t
       if (!seen)
         family_table(&b, r, r->results[i].rule->family);
     }
+    coverage_table(&b, r);
     explanations(&b, r);
   }
   nc_strbuf_puts(&b, "</body>\n</html>\n");

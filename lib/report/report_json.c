@@ -113,6 +113,29 @@ static cJSON *result_json(const nc_result *res)
   return o;
 }
 
+/* The call space the sweeps covered, one item per class of each dimension
+ * of each op: the full matrix, in long form. */
+static cJSON *coverage_json(const nc_report *r)
+{
+  cJSON *cells = cJSON_CreateArray();
+  for (size_t i = 0; i < r->nresults; i++) {
+    const nc_result *res = &r->results[i];
+    for (size_t k = 0; k < res->ncover; k++) {
+      const nc_cover_cell *c = &res->cover[k];
+      cJSON *o = cJSON_CreateObject();
+      cJSON_AddStringToObject(o, "op", c->op);
+      cJSON_AddStringToObject(o, "rule", res->rule->id);
+      cJSON_AddStringToObject(o, "dimension", c->dimension);
+      cJSON_AddStringToObject(o, "class", c->cls);
+      cJSON_AddStringToObject(o, "state", nc_cover_state_name(c->state));
+      add_string(o, "why", c->why);
+      add_string(o, "by", c->by ? c->by->id : NULL);
+      cJSON_AddItemToArray(cells, o);
+    }
+  }
+  return cells;
+}
+
 int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t errlen)
 {
   cJSON *root = cJSON_CreateObject();
@@ -135,6 +158,7 @@ int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t
   cJSON *results = cJSON_AddArrayToObject(root, "results");
   for (size_t i = 0; i < r->nresults; i++)
     cJSON_AddItemToArray(results, result_json(&r->results[i]));
+  cJSON_AddItemToObject(root, "coverage", coverage_json(r));
 
   char *text = cJSON_Print(root);
   cJSON_Delete(root);

@@ -143,6 +143,7 @@ void nc_report_print_text(const nc_report *r, FILE *out, int colour)
     for (size_t i = 0; i < r->nresults; i++)
       if (report_group(&r->results[i]) == group)
         print_result(&r->results[i], out, colour, r->verbose);
+  nc_report_print_coverage(r, out);
   fputc('\n', out);
   print_summary_line(r, out);
 }

@@ -11,6 +11,10 @@
 
 /* The record of nc_skip_blocked: the owner's ID and the reason. */
 #define NC_TAG_BLOCKED "BLOCKED"
+/* A class of an op's call space: op, dimension, class, state ("ran",
+ * "elsewhere", "not run"), why it did not run here, the rule whose case
+ * makes such calls instead (cases/kit/call_space.c). */
+#define NC_TAG_COVER "COVER"
 
 /* Records a check. observed is a printf format. */
 void nc_fail(nc_case *c, const char *call, const char *expected, const char *observed, ...)

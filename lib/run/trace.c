@@ -20,6 +20,7 @@
 #include "cuda.h"
 #include "guarded.h"
 #include "record.h"
+#include "rules.h"
 #include "threads.h"
 
 static int channel_fd = -1;
@@ -38,6 +39,10 @@ void nc_trace_set_key(const char *key)
 }
 
 const char *nc_trace_key(void) { return trace_key; }
+
+static volatile sig_atomic_t call_owner = -1;
+
+void nc_trace_set_owner(int rule) { call_owner = rule; }
 
 void nc_trace_record(const char *tag, size_t nfields, const char *const *fields)
 {
@@ -153,8 +158,10 @@ static void on_crash(int signo, siginfo_t *si, void *uc)
     where = "plugin code that was unloaded (a thread the plugin left running)";
   else if (!where && pc_in_plugin(pc))
     where = "plugin code on a thread the plugin started";
-  const char *f[] = {sig, where ? where : "", origin};
-  nc_trace_record("CRASH", 3, f);
+  int owner = call_owner;
+  const char *owner_id = owner >= 0 && owner < NC_RULE_COUNT ? nc_rule_defs[owner].info.id : "";
+  const char *f[] = {sig, where ? where : "", origin, owner_id};
+  nc_trace_record("CRASH", 4, f);
   void *frames[48];
   int n = backtrace(frames, 48);
   for (int i = 2; i < n; i++) { /* skip this handler and the signal trampoline */

@@ -71,6 +71,18 @@ static void read_owners(const char *list, nc_result *res)
   }
 }
 
+/* A COVER record (evidence.h) into res's coverage. */
+static void take_cover(nc_result *res, const nc_record *rec)
+{
+  const char *state = rec->fields[3];
+  nc_cover_state st = strcmp(state, "ran") == 0         ? NC_COVER_RAN
+                      : strcmp(state, "elsewhere") == 0 ? NC_COVER_ELSEWHERE
+                                                        : NC_COVER_NOT_RUN;
+  int by = nc_rule_parse(rec->fields[5]);
+  nc_result_add_cover(res, rec->fields[0], rec->fields[1], rec->fields[2], st, rec->fields[4],
+                      st == NC_COVER_ELSEWHERE && by >= 0 ? &nc_rule_defs[by].info : NULL);
+}
+
 void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg)
 {
   if (cr->forged) {
@@ -87,12 +99,15 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
   }
   int nfail = 0, nwarn = 0, nerror = 0, settled = 0, crashed_in_plugin = 0, owner = -1;
   int nowned = 0; /* failures other rules own */
+  int crash_owner = -1; /* the rule owning the call that crashed */
   const char *phase = cr->phase, *skip = NULL, *blocked = NULL;
   for (size_t i = 0; i < cr->nrecords && !settled; i++) {
     const nc_record *rec = &cr->records[i];
     const char *f0 = rec->nfields > 0 ? rec->fields[0] : "";
     if (strcmp(rec->tag, "SETTLED") == 0) {
       settled = 1;
+    } else if (strcmp(rec->tag, NC_TAG_COVER) == 0 && rec->nfields >= 6) {
+      take_cover(res, rec);
     } else if (strcmp(rec->tag, "SKIP") == 0) {
       skip = f0;
     } else if (strcmp(rec->tag, NC_TAG_BLOCKED) == 0 && rec->nfields >= 2 && !blocked) {
@@ -116,6 +131,7 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
                               rec->fields[1][0] ? rec->fields[1] : "harness code",
                               rec->fields[2]);
       crashed_in_plugin = rec->fields[1][0] != '\0';
+      crash_owner = rec->nfields >= 4 && crashed_in_plugin ? nc_rule_parse(rec->fields[3]) : -1;
     } else if (strcmp(rec->tag, "FRAME") == 0 && rec->nfields >= 1) {
       char **p = realloc(res->frames, (res->nframes + 1) * sizeof(*p));
       if (p) {
@@ -141,6 +157,14 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
       nc_result_set_reason(res, "%s %s", phase[0] ? phase : "plugin code", how);
       /* The plugin's verdict, at the rule's severity (a SHOULD rule warns). */
       res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
+      /* A crash in an op another rule owns (an erase made by TBL-02's
+       * sweep): that rule's defect, if it fails on its own too. */
+      if (crash_owner >= 0 && &nc_rule_defs[crash_owner].info != res->rule) {
+        res->failure_owners[0] = &nc_rule_defs[crash_owner].info;
+        res->nfailure_owners = 1;
+      } else {
+        res->nfailure_owners = 0; /* its own */
+      }
     } else {
       nc_result_set_reason(res, "the harness itself %s outside plugin code", how);
       res->verdict = NC_VERDICT_ERROR;

@@ -5,11 +5,14 @@
 Parses an nve-conform HTML report and checks that it is well formed (every
 element closed in order), self-contained (no script, no external asset or
 link) and complete: one row per result of the JSON report of the same run,
-with the same verdict. Prints what is wrong and exits 1, or exits 0."""
+with the same verdict, and one coverage cell per class of the JSON
+report's "coverage", in the same state. Prints what is wrong and exits
+1, or exits 0."""
 import json
 import sys
 from html.parser import HTMLParser
 
+COVER_STATES = {"ran": "ran", "elsewhere": "elsewhere", "notrun": "not run"}
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "area", "base", "wbr", "source"}
 
 
@@ -17,6 +20,7 @@ class Checker(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.stack, self.problems, self.rows, self.row, self.doctype = [], [], {}, None, False
+        self.cover = []  # the coverage table's cells' states, in order
 
     def handle_decl(self, decl):
         self.doctype = self.doctype or decl.lower() == "doctype html"
@@ -32,6 +36,9 @@ class Checker(HTMLParser):
             self.row = a["id"]
         if tag == "span" and self.row and "v" in (a.get("class") or "").split():
             self.rows.setdefault(self.row, (a.get("class") or "").split()[-1])
+        css = (a.get("class") or "").split()
+        if tag == "span" and css and css[0] in COVER_STATES:
+            self.cover.append(COVER_STATES[css[0]])
         if tag not in VOID:
             self.stack.append(tag)
 
@@ -61,6 +68,10 @@ def main():
             c.problems.append(f"{res['id']}: the page says {got}, the JSON report {res['verdict']}")
     if len(c.rows) != len(report["results"]):
         c.problems.append(f"{len(c.rows)} rule rows for {len(report['results'])} results")
+    want = [cell["state"] for cell in report.get("coverage", [])]
+    if c.cover != want:
+        c.problems.append(f"coverage: the page has {len(c.cover)} cells, the JSON report "
+                          f"{len(want)}, or their states differ")
     for p in c.problems:
         print(p)
     return 1 if c.problems else 0
