@@ -56,8 +56,10 @@ typedef struct nc_tk {
   int batch_noted;     /* the memory bound on batches was noted */
   /* The rule of the find in progress: TBL-05 with a NULL output, TBL-03
    * with keys resolved on entry, else TBL-02. A wrong answer a plain find
-   * of the key does not repeat is that rule's. */
+   * of the key does not repeat is that rule's (variant_at_fault). */
   nc_rule find_rule;
+  int proving; /* the mismatch being recorded is one a control proved (settle_pending) */
+  int variant_controls, variant_blamed; /* plain reads made for this find; the last said */
 } nc_tk;
 
 /* Reads the table's capabilities and builds its model. A table the host

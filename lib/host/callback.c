@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "callback.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -69,3 +70,9 @@ int nc_callback_thread(void)
 const char *nc_callback_current(void) { return mine[0] ? mine : NULL; }
 
 const char *nc_callback_last(void) { return page[0] ? (const char *)page : NULL; }
+
+static volatile sig_atomic_t op_owner = -1, claimed = -1;
+
+void nc_callback_set_op_owner(int rule) { op_owner = rule; }
+void nc_callback_claim(int rule) { claimed = rule; }
+int nc_callback_owner(void) { return claimed >= 0 ? claimed : op_owner; }

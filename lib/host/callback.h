@@ -28,4 +28,12 @@ int nc_callback_thread(void);
 /* The name last entered on any thread (the shared page), or NULL. */
 const char *nc_callback_last(void);
 
+/* The rule a crash inside the table op in progress is charged to: the
+ * op's own (calls.c sets it for each op: TBL-08 for an erase), unless a
+ * case claimed its next calls for a narrower rule (a find with a NULL
+ * output is TBL-05's). -1: none. Async-signal-safe to read. */
+void nc_callback_set_op_owner(int rule);
+void nc_callback_claim(int rule);
+int nc_callback_owner(void);
+
 #endif

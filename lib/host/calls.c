@@ -5,6 +5,7 @@
 
 #include "call_log.h"
 #include "context.h"
+#include "rules.h"
 #include "violations.h"
 #include "callback.h"
 #include "device_watch.h"
@@ -73,27 +74,31 @@ void nc_call_table_destroy(const nve_ext_table_t *t)
 
 /* Brackets one table operation: names it for crash attribution and gives it
  * a context that is retired afterwards. */
-#define TABLE_OP(NAME, CALL)                        \
+#define TABLE_OP(NAME, OWNER, CALL)                 \
   nve_ext_context_t ctx = nc_context_acquire(NAME); \
   if (!ctx)                                         \
     return NVE_ERROR_OUT_OF_MEMORY;                 \
   nc_callback_enter("table " NAME);                 \
+  nc_callback_set_op_owner(OWNER);                  \
   nc_device_watch_begin(t->self);                   \
   nve_status_t s = checked("table " NAME, (CALL)); \
   nc_device_watch_end(ctx, nc_callback_current());  \
+  nc_callback_set_op_owner(-1);                     \
   nc_callback_leave();                              \
   nc_context_release(ctx);                          \
   return s;
 
 /* The same for the ops that take a batch: the callback's name gives n. */
-#define TABLE_BATCH_OP(NAME, N, CALL)                         \
+#define TABLE_BATCH_OP(NAME, OWNER, N, CALL)                  \
   nve_ext_context_t ctx = nc_context_acquire(NAME);           \
   if (!ctx)                                                   \
     return NVE_ERROR_OUT_OF_MEMORY;                           \
   nc_callbackf_enter("table " NAME " (n=%lld)", (long long)(N)); \
+  nc_callback_set_op_owner(OWNER);                            \
   nc_device_watch_begin(t->self);                             \
   nve_status_t s = checked("table " NAME, (CALL));           \
   nc_device_watch_end(ctx, nc_callback_current());            \
+  nc_callback_set_op_owner(-1);                               \
   nc_callback_leave();                                        \
   nc_context_release(ctx);                                    \
   return s;
@@ -103,7 +108,7 @@ nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
                           int64_t *value_sizes)
 {
   nc_call_log("find", n, value_stride, 0, 0);
-  TABLE_BATCH_OP("find", n, t->ops->find(t->self, ctx, n, keys, hit_mask, value_stride, values,
+  TABLE_BATCH_OP("find", NC_RULE_TBL_02, n, t->ops->find(t->self, ctx, n, keys, hit_mask, value_stride, values,
                                 value_sizes))
 }
 
@@ -111,14 +116,14 @@ nve_status_t nc_call_insert(const nve_ext_table_t *t, int64_t n, const void *key
                             int64_t value_stride, int64_t value_size, const void *values)
 {
   nc_call_log("insert", n, value_stride, value_size, 0);
-  TABLE_BATCH_OP("insert", n, t->ops->insert(t->self, ctx, n, keys, value_stride, value_size, values))
+  TABLE_BATCH_OP("insert", NC_RULE_TBL_02, n, t->ops->insert(t->self, ctx, n, keys, value_stride, value_size, values))
 }
 
 nve_status_t nc_call_update(const nve_ext_table_t *t, int64_t n, const void *keys,
                             int64_t value_stride, int64_t value_size, const void *values)
 {
   nc_call_log("update", n, value_stride, value_size, 0);
-  TABLE_BATCH_OP("update", n, t->ops->update(t->self, ctx, n, keys, value_stride, value_size, values))
+  TABLE_BATCH_OP("update", NC_RULE_TBL_06, n, t->ops->update(t->self, ctx, n, keys, value_stride, value_size, values))
 }
 
 nve_status_t nc_call_update_accumulate(const nve_ext_table_t *t, int64_t n, const void *keys,
@@ -126,31 +131,31 @@ nve_status_t nc_call_update_accumulate(const nve_ext_table_t *t, int64_t n, cons
                                        const void *updates, nve_data_type_t dtype)
 {
   nc_call_log("update_accumulate", n, update_stride, update_size, (int)dtype);
-  TABLE_BATCH_OP("update_accumulate", n, t->ops->update_accumulate(t->self, ctx, n, keys, update_stride,
+  TABLE_BATCH_OP("update_accumulate", NC_RULE_TBL_07, n, t->ops->update_accumulate(t->self, ctx, n, keys, update_stride,
                                                           update_size, updates, dtype))
 }
 
 nve_status_t nc_call_erase(const nve_ext_table_t *t, int64_t n, const void *keys)
 {
   nc_call_log("erase", n, 0, 0, 0);
-  TABLE_BATCH_OP("erase", n, t->ops->erase(t->self, ctx, n, keys))
+  TABLE_BATCH_OP("erase", NC_RULE_TBL_08, n, t->ops->erase(t->self, ctx, n, keys))
 }
 
 nve_status_t nc_call_clear(const nve_ext_table_t *t)
 {
   nc_call_log("clear", 0, 0, 0, 0);
-  TABLE_OP("clear", t->ops->clear(t->self, ctx))
+  TABLE_OP("clear", NC_RULE_TBL_08, t->ops->clear(t->self, ctx))
 }
 
 nve_status_t nc_call_reset_lookup_counter(const nve_ext_table_t *t)
 {
-  TABLE_OP("reset_lookup_counter", t->ops->reset_lookup_counter(t->self, ctx))
+  TABLE_OP("reset_lookup_counter", NC_RULE_TBL_09, t->ops->reset_lookup_counter(t->self, ctx))
 }
 
 nve_status_t nc_call_get_lookup_counter(const nve_ext_table_t *t, int64_t *counter)
 {
   nc_call_log("get_lookup_counter", 0, 0, 0, 0);
-  TABLE_OP("get_lookup_counter", t->ops->get_lookup_counter(t->self, ctx, counter))
+  TABLE_OP("get_lookup_counter", NC_RULE_TBL_09, t->ops->get_lookup_counter(t->self, ctx, counter))
 }
 
 const char *nc_call_table_last_error(const nve_ext_table_t *t)

@@ -60,6 +60,9 @@ typedef struct nc_result {
 #define NC_RESULT_OWNERS 4
   const nc_rule_info *failure_owners[NC_RESULT_OWNERS];
   int nfailure_owners;
+  /* The one owner was proven by a control (nc_fail_proven): it fails with
+   * this evidence even when it held in its own case. */
+  int owner_proven;
   /* The call space its case swept (empty for most rules). */
   nc_cover_cell *cover;
   size_t ncover;

@@ -138,11 +138,11 @@ void nc_skip_blocked(nc_case *c, nc_rule owner, const char *reason, ...)
 
 /* The text of a failed check that owners judge: the case's own failure
  * when its rule is among them, else one the run charges (verdict.c). */
-static void fail_owned(nc_case *c, const nc_rule *owners, int nowners, const char *call,
-                       const char *expected, const char *text)
+static void fail_owned(nc_case *c, const nc_rule *owners, int nowners, int proven,
+                       const char *call, const char *expected, const char *text)
 {
-  char list[64] = ""; /* "TBL-08,TBL-06" */
-  size_t at = 0;
+  char list[64] = ""; /* "TBL-08,TBL-06", or "!TBL-06" when proven */
+  size_t at = proven && nowners == 1 ? (size_t)snprintf(list, sizeof(list), "!") : 0;
   for (int i = 0; i < nowners; i++) {
     if (owners[i] == c->rule) {
       nc_fail(c, call, expected, "%s", text);
@@ -162,7 +162,18 @@ void nc_fail_owned(nc_case *c, nc_rule owner, const char *call, const char *expe
   va_start(ap, observed);
   vsnprintf(text, sizeof(text), observed, ap);
   va_end(ap);
-  fail_owned(c, &owner, 1, call, expected, text);
+  fail_owned(c, &owner, 1, 0, call, expected, text);
+}
+
+void nc_fail_proven(nc_case *c, nc_rule owner, const char *call, const char *expected,
+                    const char *observed, ...)
+{
+  char text[2048];
+  va_list ap;
+  va_start(ap, observed);
+  vsnprintf(text, sizeof(text), observed, ap);
+  va_end(ap);
+  fail_owned(c, &owner, 1, 1, call, expected, text);
 }
 
 void nc_fail_owned_by(nc_case *c, const nc_rule *owners, int nowners, const char *call,
@@ -173,7 +184,7 @@ void nc_fail_owned_by(nc_case *c, const nc_rule *owners, int nowners, const char
   va_start(ap, observed);
   vsnprintf(text, sizeof(text), observed, ap);
   va_end(ap);
-  fail_owned(c, owners, nowners, call, expected, text);
+  fail_owned(c, owners, nowners, 0, call, expected, text);
 }
 
 void nc_info(nc_case *c, const char *key, const char *value, ...)

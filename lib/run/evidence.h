@@ -38,6 +38,13 @@ void nc_skip_blocked(nc_case *c, nc_rule owner, const char *reason, ...)
  * not, the defect shows only in this case's conditions and is its FAIL. */
 void nc_fail_owned(nc_case *c, nc_rule owner, const char *call, const char *expected,
                    const char *observed, ...) __attribute__((format(printf, 5, 6)));
+/* The same when a control showed the defect to be owner's (the key read
+ * back right through a plain insert and find, so the op or the find's
+ * outputs are at fault): when owner holds in its own case, owner fails
+ * with this evidence and the case is SKIP "blocked by" it; the rule a
+ * defect breaks is judged, whichever case made the call. */
+void nc_fail_proven(nc_case *c, nc_rule owner, const char *call, const char *expected,
+                    const char *observed, ...) __attribute__((format(printf, 5, 6)));
 /* The same when the defect may be any of several rules' (the first that
  * failed on its own is charged), e.g. a hit for a key that was cleared and
  * then updated: clear's (TBL-08) or update's (TBL-06). */

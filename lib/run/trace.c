@@ -40,10 +40,6 @@ void nc_trace_set_key(const char *key)
 
 const char *nc_trace_key(void) { return trace_key; }
 
-static volatile sig_atomic_t call_owner = -1;
-
-void nc_trace_set_owner(int rule) { call_owner = rule; }
-
 void nc_trace_record(const char *tag, size_t nfields, const char *const *fields)
 {
   if (channel_fd < 0 || channel_lost)
@@ -158,7 +154,7 @@ static void on_crash(int signo, siginfo_t *si, void *uc)
     where = "plugin code that was unloaded (a thread the plugin left running)";
   else if (!where && pc_in_plugin(pc))
     where = "plugin code on a thread the plugin started";
-  int owner = call_owner;
+  int owner = nc_callback_owner();
   const char *owner_id = owner >= 0 && owner < NC_RULE_COUNT ? nc_rule_defs[owner].info.id : "";
   const char *f[] = {sig, where ? where : "", origin, owner_id};
   nc_trace_record("CRASH", 4, f);

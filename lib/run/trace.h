@@ -31,10 +31,6 @@ void nc_trace_record(const char *tag, size_t nfields, const char *const *fields)
 /* The plugin's path: a crash outside any callback whose instruction lies
  * in that file is the plugin's (a thread it started). */
 void nc_trace_set_plugin(const char *path);
-/* The rule that owns the plugin call in progress (its op's rule, e.g.
- * TBL-08 during an erase), or -1 for none: a crash in that call is then a
- * defect of that rule, whichever case made the call (verdict.c). */
-void nc_trace_set_owner(int rule);
 void nc_trace_set_key(const char *key);
 const char *nc_trace_key(void);
 

@@ -61,7 +61,8 @@ static const nc_evidence *first_evidence(const nc_result *res, const char *level
 static void read_owners(const char *list, nc_result *res)
 {
   char copy[128];
-  snprintf(copy, sizeof(copy), "%s", list);
+  res->owner_proven = list[0] == '!';
+  snprintf(copy, sizeof(copy), "%s", list + res->owner_proven);
   res->nfailure_owners = 0;
   for (char *save = NULL, *id = strtok_r(copy, ",", &save);
        id && res->nfailure_owners < NC_RESULT_OWNERS; id = strtok_r(NULL, ",", &save)) {
@@ -345,6 +346,30 @@ static nc_result *charged(nc_report *r, const nc_rule_info *owner, int depth)
   return further ? further : o;
 }
 
+/* The owner of res's proven failure, made to fail by it when it passed in
+ * its own case; NULL when it did not run or could not judge. */
+static nc_result *take_proven(nc_report *r, const nc_result *res)
+{
+  nc_result *o = result_of(r, res->failure_owners[0]);
+  if (!o || !o->executed || (o->verdict != NC_VERDICT_PASS && !failed(o)))
+    return NULL;
+  if (failed(o))
+    return o; /* another case's proof got there first */
+  const nc_evidence *e = first_evidence(res, NC_LEVEL_FAIL);
+  o->verdict = o->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
+  nc_result_set_reason(o, "%s: %s (expected %s; seen during %s)", e->call, e->observed,
+                       e->expected, res->rule->id);
+  char call[240];
+  snprintf(call, sizeof(call), "%s, during %s", e->call, res->rule->id);
+  nc_result_add_evidence(o, NC_LEVEL_FAIL, call, e->expected, e->observed);
+  char *line = nc_reproduce_also(o->reproduce, res->rule->id);
+  if (line) { /* its own case alone would not see it */
+    free(o->reproduce);
+    o->reproduce = line;
+  }
+  return o;
+}
+
 void nc_attribute_blocks(nc_report *r)
 {
   nc_result **to = calloc(r->nresults ? r->nresults : 1, sizeof(*to));
@@ -353,6 +378,14 @@ void nc_attribute_blocks(nc_report *r)
   for (size_t i = 0; i < r->nresults; i++)
     if (r->results[i].nfailure_owners && failed(&r->results[i]))
       to[i] = charged_any(r, &r->results[i], 0);
+  /* A defect a control proved to be a rule's that held in its own case:
+   * that rule fails with the evidence (its case did not make such a
+   * call), and the case that made it is blocked by it. */
+  for (size_t i = 0; i < r->nresults; i++) {
+    nc_result *res = &r->results[i];
+    if (!to[i] && res->owner_proven && res->nfailure_owners == 1 && failed(res))
+      to[i] = take_proven(r, res);
+  }
   for (size_t i = 0; i < r->nresults; i++) {
     nc_result *res = &r->results[i], *o = to[i];
     if (!o || o == res)
