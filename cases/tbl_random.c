@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "call_space.h"
 #include "cases.h"
 #include "common.h"
 #include "table_kit.h"
@@ -54,13 +55,15 @@ static uint64_t rnd(uint64_t *s)
   return z ^ (z >> 31);
 }
 
+/* A quarter of the batches are the call space's batch classes (0, 1, around
+ * a mask word and the parallel thresholds, 4096 and past it), the rest
+ * drawn between them. */
 static int64_t batch_size(uint64_t *s, const params *p)
 {
-  static const int64_t edges[] = {0, 1, 63, 64, 65};
   uint64_t r = rnd(s) % 100;
   int64_t n;
   if (r < 25)
-    n = edges[rnd(s) % 5];
+    n = nc_space_batches[rnd(s) % NC_SPACE_BATCHES];
   else if (r < 90)
     n = 2 + (int64_t)(rnd(s) % (uint64_t)(p->regular - 1));
   else
