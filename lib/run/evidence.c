@@ -154,26 +154,31 @@ static void fail_owned(nc_case *c, const nc_rule *owners, int nowners, int prove
   send(c, NC_LEVEL_FAIL, call, expected, text, list);
 }
 
+/* One owner's failure, proven or not, from a printf format. */
+static void fail_one_owner(nc_case *c, nc_rule owner, int proven, const char *call,
+                           const char *expected, const char *observed, va_list ap)
+{
+  char text[2048];
+  vsnprintf(text, sizeof(text), observed, ap);
+  fail_owned(c, &owner, 1, proven, call, expected, text);
+}
+
 void nc_fail_owned(nc_case *c, nc_rule owner, const char *call, const char *expected,
                    const char *observed, ...)
 {
-  char text[2048];
   va_list ap;
   va_start(ap, observed);
-  vsnprintf(text, sizeof(text), observed, ap);
+  fail_one_owner(c, owner, 0, call, expected, observed, ap);
   va_end(ap);
-  fail_owned(c, &owner, 1, 0, call, expected, text);
 }
 
 void nc_fail_proven(nc_case *c, nc_rule owner, const char *call, const char *expected,
                     const char *observed, ...)
 {
-  char text[2048];
   va_list ap;
   va_start(ap, observed);
-  vsnprintf(text, sizeof(text), observed, ap);
+  fail_one_owner(c, owner, 1, call, expected, observed, ap);
   va_end(ap);
-  fail_owned(c, &owner, 1, 1, call, expected, text);
 }
 
 void nc_fail_owned_by(nc_case *c, const nc_rule *owners, int nowners, const char *call,
