@@ -17,6 +17,8 @@
 #include "common.h"
 #include "dtype.h"
 #include "call_space.h"
+#include "calls.h"
+#include "runner.h"
 #include "table_kit.h"
 
 /* Keys the targeted cases use: small, distinct, away from the edges. */
@@ -387,6 +389,7 @@ void nc_case_tbl_10(nc_case *c)
 #define ROUNDS 12
 #define STRESS_ROUNDS 60
 #define STORED 4096
+#define OVERLAP_WAIT_S 2.0 /* at most, for the readers' finds to overlap */
 
 typedef struct reader {
   nc_tk k; /* a quiet copy sharing the model, which nobody changes now */
@@ -406,7 +409,13 @@ static void *read_concurrently(void *arg)
   uint64_t s = r->seed;
   int64_t most = nc_tk_batch(&r->k, 2999) < r->stored ? nc_tk_batch(&r->k, 2999) : r->stored;
   int64_t least = most / 3 > 0 ? most / 3 : 1;
-  for (int round = 0; round < r->rounds && r->k.mismatches == 0; round++) {
+  /* The rounds, and more while no two finds were in the plugin at once
+   * (a loaded machine may run the readers one after another), within a
+   * bound. */
+  double until = nc_now() + OVERLAP_WAIT_S;
+  for (int round = 0; r->k.mismatches == 0 &&
+                      (round < r->rounds || (nc_calls_overlap_most() < 2 && nc_now() < until));
+       round++) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     int64_t n = least + (int64_t)((s >> 17) % (uint64_t)(most - least + 1));
     int64_t first = (int64_t)((s >> 33) % (uint64_t)(r->stored - n + 1));
@@ -433,6 +442,7 @@ void nc_case_tbl_12(nc_case *c)
     pthread_t threads[STRESS_READERS];
     _Atomic int go = 0;
     int started = 0;
+    nc_calls_overlap_reset();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < nthreads; i++) {
@@ -455,6 +465,7 @@ void nc_case_tbl_12(nc_case *c)
     double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (started < 2)
       nc_harness_error(c, "could start only %d reader thread(s)", started);
+    int overlap = nc_calls_overlap_most();
     for (int i = 0; i < started; i++)
       if (readers[i].k.mismatches)
         nc_fail(c, "find from several threads at once, each with its own context",
@@ -463,10 +474,13 @@ void nc_case_tbl_12(nc_case *c)
                 i + 1, started, (long long)readers[i].k.mismatches,
                 (long long)readers[i].keys_checked, readers[i].k.mismatch);
     nc_note(c, "concurrent find", "agreement with the model",
-            "%d threads x %d finds from %lld stored keys: %lld keys checked in %.2f s "
-            "(%.0f keys/s)",
+            "%d threads x %d finds or more from %lld stored keys: %lld keys checked in %.2f s "
+            "(%.0f keys/s); at most %d finds in the plugin at once",
             started, rounds, (long long)stored, (long long)checked, took,
-            took > 0 ? (double)checked / took : 0.0);
+            took > 0 ? (double)checked / took : 0.0, overlap);
+    if (overlap < 2 && started >= 2)
+      nc_skip(c, "inconclusive: in %.1f s the readers' finds never ran in the plugin at the same "
+              "time (a heavily loaded machine?)", took);
   }
   free(keys);
   nc_tk_close(&k, &f);

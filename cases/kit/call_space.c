@@ -18,19 +18,21 @@ const int64_t nc_space_batches[NC_SPACE_BATCHES] = {0,   1,    5,    63,   64,  
 static const char *const stride_names[NC_STRIDES] = {"the row", "row + 13", "2 x row + 8"};
 static const char *const key_names[NC_KEY_CLASSES] = {"spread over the full width", "edges",
                                                       "each twice", "half already stored"};
-static const char *const depth_names[NC_DEPTHS] = {"empty", "shallow", "deep"};
+static const char *const depth_names[NC_DEPTHS] = {"empty", "shallow", "deep",
+                                                   "after erase and clear"};
 static const char *const thread_names[NC_THREADS] = {"the caller's", "another thread",
                                                      "several at once"};
 static const char *const find_names[NC_FIND_OUTPUTS] = {
     "every output", "NULL hit_mask", "NULL values", "NULL value_sizes", "some keys resolved"};
-static const char *const dim_names[NC_DIMS] = {"batch",   "stride", "keys",        "depth",
-                                               "failing", "thread", "find outputs"};
+static const char *const dim_names[NC_DIMS] = {"batch",  "stride",       "keys",
+                                               "depth",  "failing",      "thread",
+                                               "find outputs", "update dtype"};
 
 static int dim_classes(nc_space_dim d)
 {
   static const int counts[NC_DIMS] = {NC_SPACE_BATCHES, NC_STRIDES,  NC_KEY_CLASSES,
                                       NC_DEPTHS,        NC_SPACE_BATCHES, NC_THREADS,
-                                      NC_FIND_OUTPUTS};
+                                      NC_FIND_OUTPUTS,  NC_SPACE_DTYPES};
   return counts[d];
 }
 
@@ -45,6 +47,7 @@ static const char *class_name(nc_space_dim d, int i, char *buf, size_t len)
   case NC_DIM_DEPTH: return depth_names[i];
   case NC_DIM_THREAD: return thread_names[i];
   case NC_DIM_FIND: return find_names[i];
+  case NC_DIM_DTYPE: return nc_dtype_name((nve_data_type_t)(i + 1));
   default: return "?";
   }
 }
@@ -343,6 +346,8 @@ void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
   memset(&deep, 0, sizeof(deep));
   int64_t deep_target = DEEP_BYTES / (k0->row > 0 ? k0->row : 1);
   deep_target = deep_target > DEEP_KEYS ? DEEP_KEYS : deep_target < 64 ? 64 : deep_target;
+  int64_t last_n = 0; /* keys of the last round, still in keys */
+  int cleared = 0;
   /* Every batch class at every depth; keys and strides vary by round. */
   for (int d = 0; keys && d < NC_DEPTHS; d++)
     for (int b = 0; b < NC_SPACE_BATCHES; b++) {
@@ -362,6 +367,14 @@ void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
         rt = &deep;
         if (!deep.open && table_open(c, f, &deep) == 0)
           cov->deep_keys = fill(&deep.k, deep_target, &s, cov);
+      } else if (d == NC_DEPTH_CLEARED) {
+        rt = &deep;
+        if (deep.open && !cleared) { /* the last round's keys erased, then everything */
+          nc_tk_erase(&deep.k, last_n, keys, 0);
+          nc_tk_clear(&deep.k, 0);
+          cov->calls += 2;
+          cleared = 1;
+        }
       } else if (table_open(c, f, &fresh) == 0 && d == NC_DEPTH_SHALLOW) {
         fill(&fresh.k, SHALLOW_KEYS, &s, cov);
       }
@@ -388,6 +401,9 @@ void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
       }
       cov->ran[NC_DIM_BATCH][b] = cov->ran[NC_DIM_STRIDE][sc] = cov->ran[NC_DIM_KEYS][kc] = 1;
       cov->ran[NC_DIM_DEPTH][d] = cov->ran[NC_DIM_THREAD][tc] = cov->ran[NC_DIM_FIND][rd.fc] = 1;
+      last_n = n;
+      if (op == NC_SPACE_ACCUMULATE && k0->caps.dtype >= 1 && k0->caps.dtype <= NC_SPACE_DTYPES)
+        cov->ran[NC_DIM_DTYPE][k0->caps.dtype - 1] = 1;
       if (rt == &fresh)
         table_close(&fresh);
     }
@@ -417,6 +433,13 @@ static const char *state_of(const nc_space_coverage *cov, nc_space_dim d, int i,
   } else if (batch && nc_space_batches[i] > cov->cap) {
     snprintf(out, len, "rows of %lld bytes allow at most %lld keys per call", (long long)cov->row,
              (long long)cov->cap);
+  } else if (d == NC_DIM_DTYPE && nc_dtype_width((nve_data_type_t)(i + 1)) > cov->row) {
+    snprintf(out, len, "its %d-byte element is wider than the %lld-byte row",
+             nc_dtype_width((nve_data_type_t)(i + 1)), (long long)cov->row);
+  } else if (d == NC_DIM_DTYPE) {
+    snprintf(out, len, "the accumulate case tries every dtype into the table's rows");
+    *by = nc_rule_defs[NC_RULE_TBL_07].info.id;
+    return "elsewhere";
   } else if (d == NC_DIM_THREAD && i == NC_THREAD_SEVERAL) {
     snprintf(out, len, "concurrent finds, each thread with its own context (the contract lets "
              "a table serialize modifying calls)");
@@ -433,8 +456,9 @@ void nc_space_report(nc_case *c, nc_space_op op, const nc_space_coverage *cov)
   char summary[400];
   size_t at = 0;
   for (int d = 0; d < NC_DIMS && at < sizeof(summary); d++) {
-    if (d == NC_DIM_FAILING && op == NC_SPACE_ERASE)
-      continue; /* erase has no argument a table may refuse */
+    if ((d == NC_DIM_FAILING && op == NC_SPACE_ERASE) ||
+        (d == NC_DIM_DTYPE && op != NC_SPACE_ACCUMULATE))
+      continue; /* erase has no argument a table may refuse; only accumulate a dtype */
     int ran = 0;
     /* A refused call of n == 0 is no class: an empty call is valid. */
     for (int i = d == NC_DIM_FAILING; i < dim_classes((nc_space_dim)d); i++) {

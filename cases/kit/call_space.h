@@ -51,8 +51,15 @@ typedef enum {
 } nc_space_keys;
 
 /* The table when the op runs: empty, holding what the round stored,
- * holding thousands of other live keys. */
-typedef enum { NC_DEPTH_EMPTY = 0, NC_DEPTH_SHALLOW, NC_DEPTH_DEEP, NC_DEPTHS } nc_space_depth;
+ * holding thousands of other live keys, that deep table after an erase
+ * and a clear. */
+typedef enum {
+  NC_DEPTH_EMPTY = 0,
+  NC_DEPTH_SHALLOW,
+  NC_DEPTH_DEEP,
+  NC_DEPTH_CLEARED,
+  NC_DEPTHS
+} nc_space_depth;
 
 /* The thread that makes the round's calls: the case's own, another one
  * (started for the round, joined after it), several at once (TBL-12's
@@ -83,8 +90,13 @@ typedef enum {
   NC_DIM_FAILING,
   NC_DIM_THREAD,
   NC_DIM_FIND,
+  NC_DIM_DTYPE, /* update_accumulate only: the updates' element type */
   NC_DIMS
 } nc_space_dim;
+
+/* The update dtypes of update_accumulate: float32 .. float64 (1 .. 6). The
+ * sweep runs the table's own; TBL-07's case tries every one. */
+#define NC_SPACE_DTYPES 6
 
 typedef struct nc_space_coverage {
   int64_t cap;       /* the most keys per call the table's rows allow */

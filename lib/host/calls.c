@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "calls.h"
 
+#include <stdatomic.h>
+
 #include <string.h>
 
 #include "call_log.h"
@@ -103,14 +105,32 @@ void nc_call_table_destroy(const nve_ext_table_t *t)
   nc_context_release(ctx);                                    \
   return s;
 
-nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
-                          uint64_t *hit_mask, int64_t value_stride, void *values,
-                          int64_t *value_sizes)
+static nve_status_t find_once(const nve_ext_table_t *t, int64_t n, const void *keys,
+                              uint64_t *hit_mask, int64_t value_stride, void *values,
+                              int64_t *value_sizes)
 {
   nc_call_log("find", n, value_stride, 0, 0);
   TABLE_BATCH_OP("find", NC_RULE_TBL_02, n, t->ops->find(t->self, ctx, n, keys, hit_mask, value_stride, values,
                                 value_sizes))
 }
+
+/* Finds in plugin code now, and the most at once since the last reset. */
+static atomic_int finds_now, finds_most;
+
+nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
+                          uint64_t *hit_mask, int64_t value_stride, void *values,
+                          int64_t *value_sizes)
+{
+  int now = atomic_fetch_add(&finds_now, 1) + 1, most = atomic_load(&finds_most);
+  while (now > most && !atomic_compare_exchange_weak(&finds_most, &most, now)) {
+  }
+  nve_status_t s = find_once(t, n, keys, hit_mask, value_stride, values, value_sizes);
+  atomic_fetch_sub(&finds_now, 1);
+  return s;
+}
+
+void nc_calls_overlap_reset(void) { atomic_store(&finds_most, 0); }
+int nc_calls_overlap_most(void) { return atomic_load(&finds_most); }
 
 nve_status_t nc_call_insert(const nve_ext_table_t *t, int64_t n, const void *keys,
                             int64_t value_stride, int64_t value_size, const void *values)

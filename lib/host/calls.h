@@ -21,6 +21,10 @@ void nc_call_table_destroy(const nve_ext_table_t *t);
 
 /* Table operations. Each issues a fresh context for the call and retires it
  * when the call returns (see context.h). */
+/* How many finds were in plugin code at once, at most, since the reset:
+ * whether concurrent finds really overlapped (TBL-12). */
+void nc_calls_overlap_reset(void);
+int nc_calls_overlap_most(void);
 nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
                           uint64_t *hit_mask, int64_t value_stride, void *values,
                           int64_t *value_sizes);
