@@ -11,4 +11,11 @@
 NC_RULES(NC_DECLARE_CASE_FN)
 #undef NC_DECLARE_CASE_FN
 
+/* After SYM-06's checks, gathers what the host's loader concludes (the
+ * report header and which later stages are reachable): cases/sym.c. */
+void nc_load_probe(nc_case *c);
+
+/* Every case above and the load probe, for nc_engine_use_cases. */
+extern const nc_case_set nc_builtin_cases;
+
 #endif

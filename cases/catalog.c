@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The case table the engine runs: the function of each rule, in the order
- * of the rule table. */
+/* The cases the programs hand the engine: the function of each rule, in
+ * the order of the rule table, and the load probe; and nc_run, which runs
+ * them (the library's entry point: the engine under lib/ knows no case). */
 #include "cases.h"
+#include "suite.h"
 
 #define NC_CASE_FN(fam, num, sev, waivable, applies, stage, fn, title, clause) fn,
 
-const nc_case_fn nc_case_fns[NC_RULE_COUNT] = {NC_RULES(NC_CASE_FN)};
+const nc_case_set nc_builtin_cases = {{NC_RULES(NC_CASE_FN)}, nc_load_probe};
+
+nc_report *nc_run(const nc_options *opt)
+{
+  nc_engine_use_cases(&nc_builtin_cases);
+  return nc_run_cases(opt);
+}

@@ -31,7 +31,7 @@ static int observe(nc_case *c, observed *obs)
   memset(obs, 0, sizeof(*obs));
   if (!nc_alloc_available()) {
     nc_skip(c, "needs the allocation interposer, which sanitizer builds leave out "
-               "(AddressSanitizer owns malloc)");
+               "(AddressSanitizer owns malloc) and valgrind replaces (--sanitize valgrind)");
     return -1;
   }
   /* The calls under failure are judged against a plugin whose ordinary
@@ -354,7 +354,7 @@ void nc_case_lif_03(nc_case *c)
 {
   if (!nc_alloc_available()) {
     nc_skip(c, "needs the allocation interposer, which sanitizer builds leave out "
-               "(AddressSanitizer owns malloc)");
+               "(AddressSanitizer owns malloc) and valgrind replaces (--sanitize valgrind)");
     return;
   }
   nc_workload_result w;

@@ -20,6 +20,7 @@
 #include "nve_conform.h"
 #include "plugin/nve_plugin_common.h"
 #include "rule_page.h"
+#include "sanitize.h"
 #include "suite.h"
 
 #define MAX_FILTERS 64
@@ -56,6 +57,10 @@ static const char usage_text[] =
     "      --sim-devices N      virtual devices of the simulated runtime (default %d)\n"
     "      --stress             longer random sequences, larger batches, more threads\n"
     "                           (TBL-11, TBL-12); the op rate is reported\n"
+    "      --sanitize TOOL      run every case under a memory-error detector: valgrind\n"
+    "                           (memcheck; any plugin) or asan (a plugin built with\n"
+    "                           -fsanitize=address); errors in plugin code fail the\n"
+    "                           rule whose case ran; time limits grow (x20, x3)\n"
     "      --sweep-k K          run only step K of the allocation-failure sweeps\n"
     "                           (to reproduce one failure)\n"
     "  -j, --jobs N             run N cases at once, each in a process of its own\n"
@@ -154,7 +159,7 @@ static int parse_decimal(const char *s, const char **end, unsigned *out)
 static void parse(cli *c, int argc, char **argv)
 {
   enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML, OPT_CUDA, OPT_SIM_DEVICES, OPT_BASELINE_ANY, OPT_FORMAT, OPT_EXPLAIN, OPT_EVIDENCE };
+         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML, OPT_CUDA, OPT_SIM_DEVICES, OPT_BASELINE_ANY, OPT_FORMAT, OPT_EXPLAIN, OPT_EVIDENCE, OPT_SANITIZE };
   static const struct option longopts[] = {
       {"list", no_argument, NULL, 'l'},
       {"format", required_argument, NULL, OPT_FORMAT},
@@ -174,6 +179,7 @@ static void parse(cli *c, int argc, char **argv)
       {"jobs", required_argument, NULL, 'j'},
       {"stress", no_argument, NULL, OPT_STRESS},
       {"cuda", required_argument, NULL, OPT_CUDA},
+      {"sanitize", required_argument, NULL, OPT_SANITIZE},
       {"sim-devices", required_argument, NULL, OPT_SIM_DEVICES},
       {"json", required_argument, NULL, OPT_JSON},
       {"junit", required_argument, NULL, OPT_JUNIT},
@@ -270,6 +276,12 @@ static void parse(cli *c, int argc, char **argv)
         usage_error(c, "--cuda takes auto, real, sim or off (got '%s')", optarg);
       else
         c->opt.cuda_mode = nc_cuda_mode_parse(optarg);
+      break;
+    case OPT_SANITIZE:
+      if (nc_sanitize_parse(optarg) < 0)
+        usage_error(c, "--sanitize takes valgrind, asan or none (got '%s')", optarg);
+      else
+        c->opt.sanitize = nc_sanitize_parse(optarg);
       break;
     case OPT_SIM_DEVICES:
       if (!parse_number(optarg, &num) || num < 1 || num > 16 || num != (long)num)

@@ -10,8 +10,8 @@
  *
  * Without an interposer (sanitizer builds, where AddressSanitizer owns
  * malloc, or a program that links the library and runs cases in its own
- * process) nc_alloc_available() says 0 and the rules that need it are
- * skipped. */
+ * process), or when a tool replaced malloc in the program (valgrind),
+ * nc_alloc_available() says 0 and the rules that need it are skipped. */
 #ifndef NC_ALLOC_H
 #define NC_ALLOC_H
 

@@ -65,6 +65,9 @@ const nc_rule_info *nc_rule_at(size_t i); /* catalogue order */
 const nc_rule_info *nc_rule_find(const char *id);
 
 typedef struct nc_options {
+  /* sizeof(nc_options) as the caller was built (nc_options_init sets it):
+   * members a later version adds keep their defaults for older callers. */
+  size_t struct_size;
   const char *plugin_path;
   const char *const *rule_globs; /* NULL-terminated; NULL: all rules */
   const char *const *families;   /* NULL-terminated; NULL: all families */
@@ -108,15 +111,27 @@ typedef struct nc_options {
   /* Every evidence line; by default each case sends the first few of each
    * kind and a count of the rest. */
   int evidence_all;
+  /* Every case process under a memory-error detector: 0 none, 1 valgrind
+   * memcheck, 2 AddressSanitizer (a plugin built with it). Case time
+   * limits grow by the tool's slowdown. */
+  int sanitize;
 } nc_options;
 
 void nc_options_init(nc_options *opt);
 
 typedef struct nc_report nc_report;
 
-/* Runs the selected rules against opt->plugin_path. Returns NULL only when
- * out of memory; on an input or usage problem the report carries the
- * message and exit code 2. */
+/* Runs the selected rules against opt->plugin_path (opt from
+ * nc_options_init). Returns NULL only when out of memory; on an input or
+ * usage problem the report carries the message and exit code 2.
+ *
+ * What it does to the calling process, and puts back before it returns:
+ * the SIGCHLD disposition (default while cases run, so that they can be
+ * waited for) and the child-subreaper flag (set while cases run, so that
+ * what a case leaves behind can be found). It reads the umask without
+ * changing it. It starts threads (one per job) and child processes, all
+ * ended before it returns. It may be called again after it returns, not
+ * from two threads at once (a run owns the process's children). */
 nc_report *nc_run(const nc_options *opt);
 void nc_report_free(nc_report *r);
 /* A report that records a usage error instead of a run (exit code 2), with

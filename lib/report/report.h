@@ -84,6 +84,8 @@ struct nc_report {
   uint64_t seed;
   int workers;
   int jobs; /* cases run at once */
+  const char *sanitize;     /* "none", "valgrind", "asan" */
+  double sanitize_slowdown; /* the case time limits' factor under the tool */
   const char *schedule; /* the pool schedule's name */
   double timeout_s;
   int no_fork, strict, verbose;

@@ -58,6 +58,7 @@ static cJSON *header_json(const nc_report *r)
   cJSON_AddStringToObject(opt, "schedule", r->schedule);
   cJSON_AddBoolToObject(opt, "no_fork", r->no_fork);
   cJSON_AddBoolToObject(opt, "strict", r->strict);
+  cJSON_AddStringToObject(opt, "sanitize", r->sanitize ? r->sanitize : "none");
   char seed[32];
   snprintf(seed, sizeof(seed), "%llu", (unsigned long long)r->seed);
   cJSON_AddStringToObject(h, "seed", seed); /* a string: JSON numbers lose 64-bit precision */

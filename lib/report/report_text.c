@@ -43,6 +43,10 @@ static void print_header(const nc_report *r, FILE *out)
           (unsigned long long)r->seed, r->timeout_s, r->no_fork ? ", no fork" : "");
   if (r->cuda)
     fprintf(out, "cuda     %s\n", r->cuda);
+  if (r->sanitize && strcmp(r->sanitize, "none") != 0)
+    fprintf(out, "sanitize %s: every case under it, time limits x%g; memory errors in plugin "
+                 "code fail the rule whose case ran\n",
+            r->sanitize, r->sanitize_slowdown);
   if (r->command_line)
     fprintf(out, "command  %s\n", r->command_line);
   fputc('\n', out);

@@ -77,6 +77,11 @@ void nc_case_child_forward(const nc_child_result *cr)
   }
 }
 
+/* The cases the program handed over. */
+static const nc_case_set *cases;
+
+void nc_engine_use_cases(const nc_case_set *set) { cases = set; }
+
 void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
 {
   const nc_rule_def *def = &nc_rule_defs[rule];
@@ -85,6 +90,10 @@ void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
   char err[1024];
   running_rule = rule;
   nc_violation_set_sink(stream_violation);
+  if (!cases || !cases->fns[rule]) {
+    nc_harness_error(&c, "the program handed the engine no case for %s", def->info.id);
+    return;
+  }
   /* The runtime goes first, RTLD_GLOBAL: the plugin's libcudart
    * references then bind to it (the simulation included). */
   if (nc_cuda_open((nc_cuda_mode)cfg->cuda_mode, cfg->sim_devices, err, sizeof(err)) != 0) {
@@ -118,10 +127,10 @@ void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
       return;
     }
   }
-  nc_case_fns[rule](&c);
-  if (probe) {
+  cases->fns[rule](&c);
+  if (probe && cases->load_probe) {
     nc_trace_record("SETTLED", 0, NULL);
-    nc_load_probe(&c);
+    cases->load_probe(&c);
   }
   nc_pool_shutdown(); /* no helper thread outlives the case */
   nc_evidence_flush();

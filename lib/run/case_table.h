@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What the engine knows of a case: the rule it checks, the run's
  * configuration, the plugin, and one function per rule. The functions live
- * in cases/ (cases/catalog.c fills nc_case_fns from the rule table); the
- * engine only calls them, so nothing here includes a case header. */
+ * in cases/ (cases/catalog.c: nc_builtin_cases) and the programs hand them
+ * to the engine as data (nc_engine_use_cases): nothing under lib/ refers to
+ * a symbol of cases/ (tests/e2e/layers.test checks the object files). */
 #ifndef NC_CASE_TABLE_H
 #define NC_CASE_TABLE_H
 
@@ -25,13 +26,19 @@ typedef void (*nc_case_fn)(nc_case *c);
 #define NC_LEVEL_NOTE "note"   /* what was checked and held */
 #define NC_LEVEL_ERROR "error" /* the harness could not check */
 
-/* The case of each rule, in rule order. */
-extern const nc_case_fn nc_case_fns[NC_RULE_COUNT];
+/* The cases a program runs: the case of each rule, in rule order, and the
+ * load probe, which after SYM-06's checks gathers what the host's loader
+ * concludes (the report header and which later stages are reachable). */
+typedef struct nc_case_set {
+  nc_case_fn fns[NC_RULE_COUNT];
+  nc_case_fn load_probe;
+} nc_case_set;
+
+/* Hands the engine its cases (before nc_run_cases or a case process's
+ * nc_case_process_main). */
+void nc_engine_use_cases(const nc_case_set *set);
 
 /* The rule whose case doubles as the load probe. */
 #define NC_PROBE_RULE NC_RULE_SYM_06
-/* After SYM-06's checks, gathers what the host's loader concludes (the
- * report header and which later stages are reachable). */
-void nc_load_probe(nc_case *c);
 
 #endif

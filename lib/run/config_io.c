@@ -82,7 +82,8 @@ int nc_config_write_fd(const nc_config *cfg, int fd)
            put_number(fd, "table", "%d %d %d %d", cfg->key_size, cfg->row_size, cfg->exact,
                       cfg->stress) |
            put_number(fd, "cuda", "%d %d", cfg->cuda_mode, cfg->sim_devices) |
-           put_number(fd, "flags", "%d %d %d", cfg->no_fork, cfg->verbose, cfg->evidence_all) |
+           put_number(fd, "flags", "%d %d %d %d", cfg->no_fork, cfg->verbose, cfg->evidence_all,
+                      cfg->sanitize) |
            put_number(fd, "plugin_file", "%llu %llu %llu %llu", cfg->plugin_file[0],
                       cfg->plugin_file[1], cfg->plugin_file[2], cfg->plugin_file[3]);
   for (size_t i = 0; i < cfg->failing_count; i++) {
@@ -167,7 +168,8 @@ int nc_config_read_fd(int fd, nc_config *cfg, char *why, size_t whylen)
     else if (strcmp(k, "cuda") == 0)
       sscanf(v, "%d %d", &cfg->cuda_mode, &cfg->sim_devices);
     else if (strcmp(k, "flags") == 0)
-      sscanf(v, "%d %d %d", &cfg->no_fork, &cfg->verbose, &cfg->evidence_all);
+      sscanf(v, "%d %d %d %d", &cfg->no_fork, &cfg->verbose, &cfg->evidence_all,
+             &cfg->sanitize);
     else if (strcmp(k, "plugin_file") == 0)
       sscanf(v, "%llu %llu %llu %llu", &cfg->plugin_file[0], &cfg->plugin_file[1],
              &cfg->plugin_file[2], &cfg->plugin_file[3]);

@@ -10,11 +10,13 @@
 
 #include "plugin/nve_plugin_common.h"
 #include "reproduce.h"
+#include "sanitize.h"
 #include "strbuf.h"
 
 void nc_options_init(nc_options *opt)
 {
   memset(opt, 0, sizeof(*opt));
+  opt->struct_size = sizeof(*opt);
   opt->factory_config = NULL; /* the profile's, else "{}" */
   opt->table_config = NULL;
   opt->host_abi_major = NVE_PLUGIN_ABI_VERSION_MAJOR;
@@ -68,9 +70,11 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
   cfg->no_fork = opt->no_fork;
   cfg->verbose = opt->verbose;
   cfg->evidence_all = opt->evidence_all;
+  cfg->sanitize = opt->sanitize;
   double mult = timeout_multiplier();
   cfg->timeout_asked = opt->timeout_s > 0 ? opt->timeout_s : NC_DEFAULT_TIMEOUT_S;
-  cfg->timeout_s = cfg->timeout_asked * (mult > 0 ? mult : 1) * BUILD_TIMEOUT_FACTOR;
+  cfg->timeout_s = cfg->timeout_asked * (mult > 0 ? mult : 1) * BUILD_TIMEOUT_FACTOR *
+                   nc_sanitize_slowdown(opt->sanitize);
 
   r->host_major = cfg->host_major;
   r->host_minor = cfg->host_minor;
@@ -107,6 +111,13 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
   if (opt->timeout_s != 0 && !(opt->timeout_s >= NC_MIN_TIMEOUT_S && opt->timeout_s <= 86400))
     return nc_report_usage_error(r, "the timeout must be from %g to 86400 seconds (got %g)",
                                  NC_MIN_TIMEOUT_S, opt->timeout_s);
+  if (opt->sanitize < NC_SANITIZE_NONE || opt->sanitize > NC_SANITIZE_ASAN)
+    return nc_report_usage_error(r, "unknown sanitize mode %d", opt->sanitize);
+  if (opt->sanitize && opt->no_fork)
+    return nc_report_usage_error(r, "--sanitize runs every case under the tool, in a process "
+                                    "of its own: not with --no-fork");
+  r->sanitize = nc_sanitize_name(opt->sanitize);
+  r->sanitize_slowdown = nc_sanitize_slowdown(opt->sanitize);
   if (opt->jobs < 0 || opt->jobs > NC_MAX_JOBS)
     return nc_report_usage_error(r, "the job count must be from 1 to %d, or 0 for one per CPU "
                                     "(got %d)", NC_MAX_JOBS, opt->jobs);

@@ -9,6 +9,7 @@
 
 #include "cuda.h"
 #include "plugin/nve_plugin_common.h"
+#include "sanitize.h"
 
 void nc_shell_quote(nc_strbuf *b, const char *s)
 {
@@ -53,6 +54,8 @@ char *nc_reproduce_line(const nc_config *cfg, const char *id)
     nc_strbuf_printf(&b, " --sweep-k %ld", cfg->sweep_k);
   if (cfg->stress)
     nc_strbuf_puts(&b, " --stress");
+  if (cfg->sanitize)
+    nc_strbuf_printf(&b, " --sanitize %s", nc_sanitize_name(cfg->sanitize));
   if (cfg->cuda_asked != NC_CUDA_AUTO)
     nc_strbuf_printf(&b, " --cuda %s", nc_cuda_mode_name((nc_cuda_mode)cfg->cuda_asked));
   if (cfg->sim_devices != NC_DEFAULT_SIM_DEVICES)

@@ -29,6 +29,7 @@ typedef struct nc_config {
   int no_fork;
   int verbose;
   int evidence_all; /* --evidence all: every evidence line, unbounded */
+  int sanitize;     /* nc_sanitize_mode (a case under valgrind runs one thread at a time) */
   char cache_dir[PATH_MAX]; /* per-run scratch files shared by cases ("" none) */
   const char *profile_path;
   long sweep_k;             /* run only this step of the failure sweeps (0: all) */

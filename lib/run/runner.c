@@ -495,34 +495,51 @@ static void close_from(int lowest)
     close(fd);
 }
 
+/* Whether entry ("NAME=value") sets the variable that var ("NAME=...")
+ * names. */
+static int same_variable(const char *entry, const char *var)
+{
+  const char *eq = strchr(var, '=');
+  size_t len = eq ? (size_t)(eq - var) + 1 : strlen(var);
+  return strncmp(entry, var, len) == 0;
+}
+
 /* The environment of a case runner: this process's, with the run's mark
- * (contain.h) in place of any earlier one. Built before fork: the child of
- * a threaded program must not allocate. NULL when out of memory. */
+ * (contain.h) and the case's key in place of any earlier ones, and the
+ * extra variables. Built before fork: the child of a threaded program must
+ * not allocate. NULL when out of memory. */
 static char **marked_environment(char *mark, size_t marklen, char *key, size_t keylen,
-                                 const char *key_value)
+                                 const char *key_value, char *const *extra)
 {
   extern char **environ;
-  size_t n = 0, prefix = strlen(NC_CASE_MARK) + 1, kprefix = strlen(NC_CASE_KEY_ENV) + 1;
+  size_t n = 0, nextra = 0;
   while (environ[n])
     n++;
-  char **envp = malloc((n + 3) * sizeof(char *));
+  while (extra && extra[nextra])
+    nextra++;
+  char **envp = malloc((n + nextra + 3) * sizeof(char *));
   if (!envp)
     return NULL;
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (strncmp(environ[i], NC_CASE_MARK "=", prefix) != 0 &&
-        strncmp(environ[i], NC_CASE_KEY_ENV "=", kprefix) != 0)
-      envp[k++] = environ[i];
   snprintf(mark, marklen, "%s=%d", NC_CASE_MARK, (int)getpid());
   snprintf(key, keylen, "%s=%s", NC_CASE_KEY_ENV, key_value);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    int replaced = same_variable(environ[i], mark) || same_variable(environ[i], key);
+    for (size_t x = 0; x < nextra && !replaced; x++)
+      replaced = same_variable(environ[i], extra[x]);
+    if (!replaced)
+      envp[k++] = environ[i];
+  }
+  for (size_t x = 0; x < nextra; x++)
+    envp[k++] = extra[x];
   envp[k++] = mark;
   envp[k++] = key;
   envp[k] = NULL;
   return envp;
 }
 
-int nc_run_program(char *const *argv, int config_fd, double timeout_s, nc_child_result *out,
-                   char *err, size_t errlen)
+int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, double timeout_s,
+                   nc_child_result *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof(*out));
   out->exit_code = -1;
@@ -531,7 +548,7 @@ int nc_run_program(char *const *argv, int config_fd, double timeout_s, nc_child_
     return -1;
   make_key(s.key, sizeof(s.key)); /* a fresh one for every case process */
   char mark[64], key[NC_TRACE_KEY_MAX + 32];
-  char **envp = marked_environment(mark, sizeof(mark), key, sizeof(key), s.key);
+  char **envp = marked_environment(mark, sizeof(mark), key, sizeof(key), s.key, env_extra);
   if (!envp) {
     spawn_release(&s);
     snprintf(err, errlen, "out of memory");

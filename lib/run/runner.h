@@ -70,9 +70,10 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
 /* Runs the program argv[0] (the case runner) with argv in a child process
  * of its own group, its channel on NC_RUNNER_CHANNEL_FD, the callback page
  * on NC_RUNNER_PAGE_FD and config_fd (when not -1) on NC_RUNNER_CONFIG_FD,
- * supervised as above. */
-int nc_run_program(char *const *argv, int config_fd, double timeout_s, nc_child_result *out,
-                   char *err, size_t errlen);
+ * supervised as above. env_extra ("NAME=value" strings, NULL-terminated;
+ * may be NULL) replaces or adds those variables in its environment. */
+int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, double timeout_s,
+                   nc_child_result *out, char *err, size_t errlen);
 
 void nc_child_result_free(nc_child_result *r);
 

@@ -10,6 +10,8 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,7 @@
 #include "report.h"
 #include "reproduce.h"
 #include "runner.h"
+#include "sanitize.h"
 #include "sha256.h"
 #include "suite.h"
 #include "verdict.h"
@@ -181,6 +184,7 @@ typedef struct run_state {
   char runner[PATH_MAX];  /* the case runner, or "": fork instead */
   int config_fd;          /* the sealed configuration each runner inherits */
   nc_observations observations;
+  nc_sanitizer san;       /* --sanitize: the tool and its reports */
 } run_state;
 
 /* The waivers and the baseline, read and checked before any case runs. */
@@ -309,7 +313,17 @@ static void spawn_case(const run_state *rs, case_job *job)
   if (rs->runner[0] && !cfg->no_fork) {
     char *argv[] = {(char *)rs->runner, "-", (char *)nc_rule_text(job->rule),
                     job->probe ? "probe" : NULL, NULL};
-    job->rc = nc_run_program(argv, rs->config_fd, cfg->timeout_s, &job->cr, job->err,
+    /* Under --sanitize: the tool's command line around the runner's, and
+     * the environment it needs. */
+    char *tool_argv[16], *env[3], argbuf[PATH_MAX + 64], envbuf[2 * PATH_MAX + 256];
+    nc_sanitize_env(&rs->san, nc_rule_text(job->rule), env, envbuf, sizeof(envbuf));
+    if (nc_sanitize_argv(&rs->san, nc_rule_text(job->rule), argv, tool_argv, 16, argbuf,
+                         sizeof(argbuf)) != 0) {
+      job->rc = -1;
+      snprintf(job->err, sizeof(job->err), "the tool's command line does not fit");
+      return;
+    }
+    job->rc = nc_run_program(tool_argv, env, rs->config_fd, cfg->timeout_s, &job->cr, job->err,
                              sizeof(job->err));
   } else {
     forked_case j = {cfg, job->rule, job->probe};
@@ -338,6 +352,7 @@ static int finish_case(run_state *rs, case_job *job, nc_result *res)
   }
   nc_child_result *cr = &job->cr;
   nc_derive_result(res, cr, cfg);
+  nc_sanitize_take(&rs->san, nc_rule_text(job->rule), cfg->plugin_path, cr->exit_code, res);
   nc_observations_take(&rs->observations, cr);
   res->executed = 1;
   res->seconds = cr->seconds;
@@ -531,7 +546,61 @@ static void job_done(run_state *rs, case_job *job, void *user)
   report_progress(user, r, job->slot + 1);
 }
 
-nc_report *nc_run(const nc_options *opt)
+/* A plugin built with AddressSanitizer does not load without its runtime
+ * first: the reason says how to run it. */
+static void hint_asan(const nc_config *cfg, nc_result *probe)
+{
+  if (probe->verdict != NC_VERDICT_FAIL || cfg->sanitize == NC_SANITIZE_ASAN)
+    return;
+  for (size_t i = 0; i < cfg->elf.needed_count; i++)
+    if (strncmp(cfg->elf.needed[i], "libasan.so", 10) == 0) {
+      char *why = nc_strdupf("%s; the plugin links AddressSanitizer's runtime (%s): run it "
+                             "with --sanitize asan", probe->reason ? probe->reason : "",
+                             cfg->elf.needed[i]);
+      if (why) {
+        free(probe->reason);
+        probe->reason = why;
+      }
+      return;
+    }
+}
+
+/* --sanitize: the tool found and its report directory made, or a usage
+ * error. */
+static int begin_sanitizer(run_state *rs, nc_report *r)
+{
+  char err[400];
+  if (rs->cfg->sanitize && !rs->runner[0])
+    return nc_report_usage_error(r, "--sanitize needs the case runner program (%s), which "
+                                    "was not found", CASE_RUNNER);
+  if (nc_sanitize_begin(&rs->san, rs->cfg->sanitize, rs->cfg->plugin_path, err, sizeof(err)))
+    return nc_report_usage_error(r, "%s", err);
+  return 0;
+}
+
+static nc_report *run(const nc_options *opt);
+
+nc_report *nc_run_cases(const nc_options *caller)
+{
+  /* The caller's options as far as its struct goes (it may be older than
+   * this library); the members it does not have keep their defaults. */
+  nc_options opt;
+  nc_options_init(&opt);
+  size_t known = caller->struct_size < sizeof(opt) ? caller->struct_size : sizeof(opt);
+  if (known >= offsetof(nc_options, plugin_path))
+    memcpy(&opt, caller, known);
+  opt.struct_size = sizeof(opt);
+  /* What a run changes in the process goes back as it was (nve_conform.h). */
+  struct sigaction chld;
+  sigaction(SIGCHLD, NULL, &chld);
+  nc_report *r = caller->struct_size ? run(&opt)
+                                     : nc_report_new_error(&opt, "nc_options.struct_size is 0: "
+                                                                 "start from nc_options_init");
+  sigaction(SIGCHLD, &chld, NULL);
+  return r;
+}
+
+static nc_report *run(const nc_options *opt)
 {
   nc_report *r = nc_report_new();
   if (!r)
@@ -542,7 +611,8 @@ nc_report *nc_run(const nc_options *opt)
   memset(&rs, 0, sizeof(rs));
   rs.cfg = &cfg;
   rs.report = r;
-  if (prepare(opt, &cfg, r) != 0 || load_gate(opt, &rs, r) != 0) {
+  find_case_runner(rs.runner, sizeof(rs.runner));
+  if (prepare(opt, &cfg, r) != 0 || load_gate(opt, &rs, r) != 0 || begin_sanitizer(&rs, r) != 0) {
     release_gate(&rs);
     nc_elf_info_clear(&cfg.elf);
     nc_profile_release();
@@ -557,7 +627,6 @@ nc_report *nc_run(const nc_options *opt)
   if (!mkdtemp(cfg.cache_dir))
     cfg.cache_dir[0] = '\0';
   nc_runner_scratch(cfg.cache_dir);
-  find_case_runner(rs.runner, sizeof(rs.runner));
   nc_run_interrupt_clear(); /* an earlier run's interruption is not this one's */
   int was_subreaper = cfg.no_fork ? -1 : nc_contain_run_begin();
   /* The configuration the runners read, sealed: no case (no plugin) can
@@ -596,6 +665,7 @@ nc_report *nc_run(const nc_options *opt)
       snprintf(ps.blocker_rule, sizeof(ps.blocker_rule), "%s", nc_rule_text(NC_PROBE_RULE));
     }
     nc_child_result_free(&probe_cr);
+    hint_asan(&cfg, &probe_res);
   }
   char mismatch[700];
   if (!r->error && rs.have_baseline && opt->baseline_any_build &&
@@ -675,6 +745,7 @@ nc_report *nc_run(const nc_options *opt)
   if (was_subreaper >= 0)
     nc_contain_run_end(was_subreaper);
   remove_cache(cfg.cache_dir);
+  nc_sanitize_end(&rs.san);
   if (rs.config_fd >= 0)
     close(rs.config_fd);
   nc_elf_info_clear(&cfg.elf);

@@ -26,6 +26,26 @@ static int write_all(int fd, const char *data, size_t len)
   return 0;
 }
 
+
+/* The process's umask, read without changing it (umask() can only be read
+ * by setting it, which races with other threads creating files). */
+static mode_t current_umask(void)
+{
+  FILE *f = fopen("/proc/self/status", "re");
+  char line[128];
+  unsigned mask = 0;
+  int found = 0;
+  while (f && !found && fgets(line, sizeof(line), f))
+    found = sscanf(line, "Umask: %o", &mask) == 1;
+  if (f)
+    fclose(f);
+  if (found)
+    return (mode_t)mask;
+  mode_t m = umask(022); /* kernels before 4.7 */
+  umask(m);
+  return m;
+}
+
 /* The temporary file being written now, for nc_write_file_abort. */
 static char pending[4096];
 static volatile sig_atomic_t pending_set;
@@ -85,9 +105,7 @@ int nc_write_file_atomic(const char *path, const char *data, size_t len, char *e
     goto fail;
   }
   /* mkostemp creates 0600; reports are ordinary files. */
-  mode_t mask = umask(0);
-  umask(mask);
-  if (fchmod(fd, 0666 & ~mask) != 0 || fsync(fd) != 0) {
+  if (fchmod(fd, 0666 & ~current_umask()) != 0 || fsync(fd) != 0) {
     snprintf(err, errlen, "cannot finish '%s': %s", tmp, strerror(errno));
     goto fail;
   }

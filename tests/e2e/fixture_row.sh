@@ -18,6 +18,17 @@ case $name in
     if [ "$NC_HAVE_CUDA" != yes ]; then
       echo "ok - $name # SKIP no CUDA toolkit: the device plugin is not built"; echo "1..1"; exit 0
     fi ;;
+  *"[valgrind]"*)
+    name=$(echo ${name%\[valgrind\]})
+    # valgrind cannot run a harness built with AddressSanitizer.
+    if [ -n "$NC_NO_INTERPOSER" ] || ! command -v valgrind >/dev/null 2>&1; then
+      echo "ok - $name # SKIP no valgrind, or a sanitizer build"; echo "1..1"; exit 0
+    fi ;;
+  *"[asan]"*)
+    name=$(echo ${name%\[asan\]})
+    if [ "$NC_HAVE_ASAN" != yes ]; then
+      echo "ok - $name # SKIP the compiler cannot build AddressSanitizer plugins"; echo "1..1"; exit 0
+    fi ;;
 esac
 case $file in
   gen:*) make_generated_plugins "$WORK/gen"; path="$WORK/gen/${file#gen:}" ;;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "case_table.h"
+#include "cases.h"
 #include "rule_docs.h"
 #include "rule_page.h"
 #include "rules.h"
@@ -23,7 +24,7 @@ static void test_ids_are_unique_and_well_formed(void **state)
     assert_int_equal(strlen(info->id), 6);
     assert_int_equal(info->id[3], '-');
     assert_int_equal(strncmp(info->id, info->family, 3), 0);
-    assert_non_null(nc_case_fns[i]);
+    assert_non_null(nc_builtin_cases.fns[i]);
     assert_true(strlen(info->title) > 10);
     assert_true(strlen(info->clause) > 5);
     for (int k = i + 1; k < NC_RULE_COUNT; k++)
