@@ -24,15 +24,15 @@ static const char *const thread_names[NC_THREADS] = {"the caller's", "another th
                                                      "several at once"};
 static const char *const find_names[NC_FIND_OUTPUTS] = {
     "every output", "NULL hit_mask", "NULL values", "NULL value_sizes", "some keys resolved"};
-static const char *const dim_names[NC_DIMS] = {"batch",  "stride",       "keys",
-                                               "depth",  "failing",      "thread",
-                                               "find outputs", "update dtype"};
+static const char *const dim_names[NC_DIMS] = {
+    "batch",  "stride",       "keys",         "depth",         "failing",
+    "thread", "find outputs", "update dtype", "lookup counter"};
 
 static int dim_classes(nc_space_dim d)
 {
   static const int counts[NC_DIMS] = {NC_SPACE_BATCHES, NC_STRIDES,  NC_KEY_CLASSES,
                                       NC_DEPTHS,        NC_SPACE_BATCHES, NC_THREADS,
-                                      NC_FIND_OUTPUTS,  NC_SPACE_DTYPES};
+                                      NC_FIND_OUTPUTS,  NC_SPACE_DTYPES, 1};
   return counts[d];
 }
 
@@ -48,6 +48,7 @@ static const char *class_name(nc_space_dim d, int i, char *buf, size_t len)
   case NC_DIM_THREAD: return thread_names[i];
   case NC_DIM_FIND: return find_names[i];
   case NC_DIM_DTYPE: return nc_dtype_name((nve_data_type_t)(i + 1));
+  case NC_DIM_COUNTER: return "after the read-back find";
   default: return "?";
   }
 }
@@ -249,8 +250,36 @@ typedef struct round {
   nc_space_keys kc;
   nc_space_find fc;
   uint64_t tag;
-  int64_t calls; /* made */
+  int64_t calls;       /* made */
+  int counter;         /* check the lookup counter around the read-back find */
+  int counter_checked; /* it was (the table's counter answered) */
 } round;
+
+/* The counter around a plain read-back find: reset, find, read. It must
+ * say the hits the find returned (host tables) or its misses (device
+ * tables), in any batch, at any depth. A reset or read that fails is
+ * TBL-09's own case to judge; a wrong count is TBL-09's, whichever case saw
+ * it. Returns the find's hits, or -1. */
+static int64_t counted_find(round *r, const nc_find_opts *o)
+{
+  nc_tk *k = r->k;
+  if (nc_call_reset_lookup_counter(&k->t) != NVE_SUCCESS)
+    return nc_tk_find(k, r->n, r->keys, o, NULL);
+  int64_t before = k->mismatches, got = -1;
+  int64_t hits = nc_tk_find(k, r->n, r->keys, o, NULL);
+  r->calls += 2;
+  if (hits < 0 || k->mismatches != before ||
+      nc_call_get_lookup_counter(&k->t, &got) != NVE_SUCCESS)
+    return hits; /* wrong answers are the find's rule's */
+  r->counter_checked = 1;
+  int64_t want = k->caps.counter_hits ? hits : r->n - hits;
+  if (got != want)
+    nc_fail_proven(k->c, NC_RULE_TBL_09, "get_lookup_counter",
+                   "the counter as the contract defines it",
+                   "%lld after a reset and a find of %lld keys with %lld hits; expected %lld",
+                   (long long)got, (long long)r->n, (long long)hits, (long long)want);
+  return hits;
+}
 
 static void read_back(round *r)
 {
@@ -268,7 +297,10 @@ static void read_back(round *r)
     break;
   default: break;
   }
-  nc_tk_find(r->k, r->n, r->keys, &o, NULL);
+  if (r->counter && r->fc == NC_FIND_ALL)
+    counted_find(r, &o);
+  else
+    nc_tk_find(r->k, r->n, r->keys, &o, NULL);
   free(resolved);
   r->calls++;
 }
@@ -389,7 +421,7 @@ void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
         stride = rt->k.stride;
       }
       make_keys(&rt->k, kc, keys, n, &s);
-      round rd = {&rt->k, op, keys, n, stride, kc, find_of(r), 1000 + (uint64_t)r * 10, 0};
+      round rd = {&rt->k, op, keys, n, stride, kc, find_of(r), 1000 + (uint64_t)r * 10, 0, 1, 0};
       if (tc != NC_THREAD_OTHER || run_round_elsewhere(&rd) != 0) {
         tc = NC_THREAD_CALLER;
         run_round(&rd);
@@ -401,6 +433,7 @@ void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
       }
       cov->ran[NC_DIM_BATCH][b] = cov->ran[NC_DIM_STRIDE][sc] = cov->ran[NC_DIM_KEYS][kc] = 1;
       cov->ran[NC_DIM_DEPTH][d] = cov->ran[NC_DIM_THREAD][tc] = cov->ran[NC_DIM_FIND][rd.fc] = 1;
+      cov->ran[NC_DIM_COUNTER][0] |= (unsigned char)rd.counter_checked;
       last_n = n;
       if (op == NC_SPACE_ACCUMULATE && k0->caps.dtype >= 1 && k0->caps.dtype <= NC_SPACE_DTYPES)
         cov->ran[NC_DIM_DTYPE][k0->caps.dtype - 1] = 1;
@@ -439,6 +472,10 @@ static const char *state_of(const nc_space_coverage *cov, nc_space_dim d, int i,
   } else if (d == NC_DIM_DTYPE) {
     snprintf(out, len, "the accumulate case tries every dtype into the table's rows");
     *by = nc_rule_defs[NC_RULE_TBL_07].info.id;
+    return "elsewhere";
+  } else if (d == NC_DIM_COUNTER) {
+    snprintf(out, len, "the table's counter did not answer (its case judges that)");
+    *by = nc_rule_defs[NC_RULE_TBL_09].info.id;
     return "elsewhere";
   } else if (d == NC_DIM_THREAD && i == NC_THREAD_SEVERAL) {
     snprintf(out, len, "concurrent finds, each thread with its own context (the contract lets "

@@ -91,6 +91,7 @@ typedef enum {
   NC_DIM_THREAD,
   NC_DIM_FIND,
   NC_DIM_DTYPE, /* update_accumulate only: the updates' element type */
+  NC_DIM_COUNTER, /* the lookup counter, reset before a read-back find and read after */
   NC_DIMS
 } nc_space_dim;
 
