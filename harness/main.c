@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <limits.h>
 
+#include "cli_options.h"
 #include "coverage.h"
 #include "interposer.h"
 #include "nve_conform.h"
@@ -24,75 +25,6 @@
 #include "suite.h"
 
 #define MAX_FILTERS 64
-
-static const char usage_text[] =
-    "Usage: nve-conform [OPTIONS] PLUGIN.so\n"
-    "Checks an NVE table plugin against the plugin ABI contract, rule by rule.\n"
-    "\n"
-    "Selecting rules:\n"
-    "  -l, --list               list the rules and exit\n"
-    "      --format FORMAT      how --list prints them: text (default) or markdown\n"
-    "                           (the rule catalogue, doc/rules.md)\n"
-    "      --explain RULE       what a rule means, why a host needs it, and how to\n"
-    "                           fix a failure of it; then exit\n"
-    "  -r, --rule GLOB          run rules whose ID matches GLOB (e.g. 'SYM-*');\n"
-    "                           repeat or separate with commas\n"
-    "  -f, --family NAME        run the rules of a family (SYM, VER, ...)\n"
-    "\n"
-    "Driving the plugin:\n"
-    "      --factory-config JSON  JSON handed to factory creation (default {})\n"
-    "      --table-config JSON    JSON handed to produce (default {})\n"
-    "      --profile FILE       what the harness cannot guess about the plugin: configs,\n"
-    "                           configs that must fail, key and row size (see README)\n"
-    "      --host-abi MAJOR.MINOR act as a host of this ABI version (default %u.%u)\n"
-    "      --seed N             seed for randomised cases (default: random, reported)\n"
-    "      --workers N          threads in the NVE services pool (default %d)\n"
-    "      --schedule NAME      how the pool orders tasks: pool (default), inline,\n"
-    "                           reverse, shuffle or delays\n"
-    "      --timeout SEC        per-case time limit (default %g); the environment\n"
-    "                           variable NVE_CONFORM_TIMEOUT_MULTIPLIER scales it\n"
-    "      --cuda MODE          the CUDA runtime for the device rules: auto (default:\n"
-    "                           the real one when it sees a GPU, else the simulated\n"
-    "                           one), real, sim or off\n"
-    "      --sim-devices N      virtual devices of the simulated runtime (default %d)\n"
-    "      --stress             longer random sequences, larger batches, more threads\n"
-    "                           (TBL-11, TBL-12); the op rate is reported\n"
-    "      --sanitize TOOL      run every case under a memory-error detector: valgrind\n"
-    "                           (memcheck; any plugin) or asan (a plugin built with\n"
-    "                           -fsanitize=address); errors in plugin code fail the\n"
-    "                           rule whose case ran; time limits grow (x20, x3)\n"
-    "      --sweep-k K          run only step K of the allocation-failure sweeps\n"
-    "                           (to reproduce one failure)\n"
-    "  -j, --jobs N             run N cases at once, each in a process of its own\n"
-    "                           (default: one per online CPU); the report is the\n"
-    "                           same for every N\n"
-    "      --no-fork            run cases in this process (debugging only: a\n"
-    "                           crashing plugin then ends nve-conform)\n"
-    "\n"
-    "Reports:\n"
-    "      --json FILE          write the JSON report to FILE\n"
-    "      --junit FILE         write a JUnit XML report to FILE\n"
-    "      --tap FILE           write a TAP version 13 report to FILE\n"
-    "      --sarif FILE         write a SARIF 2.1.0 report to FILE\n"
-    "      --html FILE          write a self-contained HTML report to FILE\n"
-    "      --evidence WHICH     bounded (default: the first lines of each kind of\n"
-    "                           evidence and a count of the rest) or all\n"
-    "      --strict             SHOULD-rule warnings (and unused or expired waivers)\n"
-    "                           fail the run\n"
-    "      --waivers FILE       accept listed failures for a while, with a reason (JSON)\n"
-    "      --baseline FILE      an earlier --json report on the same plugin file: only\n"
-    "                           new failures fail\n"
-    "      --baseline-any-build the baseline may be on another build of the plugin\n"
-    "                           (the same plugin name)\n"
-    "      --color WHEN         colour the text report: auto (default), always, never\n"
-    "  -v, --verbose            also show the evidence of passing rules\n"
-    "  -q, --quiet              print only the summary line (and failures)\n"
-    "  -h, --help               show this help and exit\n"
-    "  -V, --version            show the version and exit\n"
-    "\n"
-    "Exit status: 0 every MUST rule that ran passed; 1 a MUST rule failed (or a\n"
-    "SHOULD rule, with --strict); 2 usage or input error; 3 the harness could not\n"
-    "run (part of) the suite.\n";
 
 typedef struct cli {
   nc_options opt;
@@ -158,49 +90,14 @@ static int parse_decimal(const char *s, const char **end, unsigned *out)
 
 static void parse(cli *c, int argc, char **argv)
 {
-  enum { OPT_FACTORY = 256, OPT_TABLE, OPT_HOST_ABI, OPT_SEED, OPT_TIMEOUT, OPT_NO_FORK,
-         OPT_JSON, OPT_JUNIT, OPT_STRICT, OPT_COLOR, OPT_WORKERS, OPT_SCHEDULE, OPT_PROFILE, OPT_SWEEP_K, OPT_TAP, OPT_SARIF, OPT_WAIVERS, OPT_BASELINE, OPT_STRESS, OPT_HTML, OPT_CUDA, OPT_SIM_DEVICES, OPT_BASELINE_ANY, OPT_FORMAT, OPT_EXPLAIN, OPT_EVIDENCE, OPT_SANITIZE };
-  static const struct option longopts[] = {
-      {"list", no_argument, NULL, 'l'},
-      {"format", required_argument, NULL, OPT_FORMAT},
-      {"explain", required_argument, NULL, OPT_EXPLAIN},
-      {"rule", required_argument, NULL, 'r'},
-      {"family", required_argument, NULL, 'f'},
-      {"factory-config", required_argument, NULL, OPT_FACTORY},
-      {"table-config", required_argument, NULL, OPT_TABLE},
-      {"host-abi", required_argument, NULL, OPT_HOST_ABI},
-      {"seed", required_argument, NULL, OPT_SEED},
-      {"timeout", required_argument, NULL, OPT_TIMEOUT},
-      {"workers", required_argument, NULL, OPT_WORKERS},
-      {"profile", required_argument, NULL, OPT_PROFILE},
-      {"sweep-k", required_argument, NULL, OPT_SWEEP_K},
-      {"schedule", required_argument, NULL, OPT_SCHEDULE},
-      {"no-fork", no_argument, NULL, OPT_NO_FORK},
-      {"jobs", required_argument, NULL, 'j'},
-      {"stress", no_argument, NULL, OPT_STRESS},
-      {"cuda", required_argument, NULL, OPT_CUDA},
-      {"sanitize", required_argument, NULL, OPT_SANITIZE},
-      {"sim-devices", required_argument, NULL, OPT_SIM_DEVICES},
-      {"json", required_argument, NULL, OPT_JSON},
-      {"junit", required_argument, NULL, OPT_JUNIT},
-      {"tap", required_argument, NULL, OPT_TAP},
-      {"waivers", required_argument, NULL, OPT_WAIVERS},
-      {"baseline", required_argument, NULL, OPT_BASELINE},
-      {"baseline-any-build", no_argument, NULL, OPT_BASELINE_ANY},
-      {"sarif", required_argument, NULL, OPT_SARIF},
-      {"html", required_argument, NULL, OPT_HTML},
-      {"strict", no_argument, NULL, OPT_STRICT},
-      {"evidence", required_argument, NULL, OPT_EVIDENCE},
-      {"color", required_argument, NULL, OPT_COLOR},
-      {"colour", required_argument, NULL, OPT_COLOR},
-      {"verbose", no_argument, NULL, 'v'},
-      {"quiet", no_argument, NULL, 'q'},
-      {"help", no_argument, NULL, 'h'},
-      {"version", no_argument, NULL, 'V'},
-      {NULL, 0, NULL, 0}};
+  /* The options, from their table (cli_options.c). */
+  static struct option longopts[64];
+  static char shortopts[3 * 64 + 2];
+  if (!longopts[0].name)
+    nc_cli_getopt_tables(longopts, shortopts);
   opterr = 0;
   int ch;
-  while ((ch = getopt_long(argc, argv, ":lr:f:j:vqhV", longopts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
     double num;
     switch (ch) {
     case 'l': c->list = 1; break;
@@ -319,8 +216,7 @@ static void parse(cli *c, int argc, char **argv)
     case 'v': c->verbose = 1; break;
     case 'q': c->quiet = 1; break;
     case 'h':
-      printf(usage_text, NVE_PLUGIN_ABI_VERSION_MAJOR, NVE_PLUGIN_ABI_VERSION_MINOR,
-             NC_DEFAULT_WORKERS, NC_DEFAULT_TIMEOUT_S, NC_DEFAULT_SIM_DEVICES);
+      nc_cli_print_help(stdout);
       exit(0);
     case 'V':
       printf("nve-conform %s (ruleset %s, plugin ABI %u.%u)\n", NC_HARNESS_VERSION_STRING,
