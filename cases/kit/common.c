@@ -379,21 +379,8 @@ void nc_workload_report(nc_case *c, const char *when, const nc_workload_result *
 
 nc_rule nc_op_owner(const char *op)
 {
-  static const struct {
-    const char *op;
-    nc_rule owner;
-  } owners[] = {{"find", NC_RULE_TBL_02},
-                {"insert", NC_RULE_TBL_02},
-                {"update_accumulate", NC_RULE_TBL_07},
-                {"update", NC_RULE_TBL_06},
-                {"erase", NC_RULE_TBL_08},
-                {"clear", NC_RULE_TBL_08},
-                {"get_lookup_counter", NC_RULE_TBL_09},
-                {"reset_lookup_counter", NC_RULE_TBL_09}};
-  for (size_t i = 0; i < sizeof(owners) / sizeof(owners[0]); i++)
-    if (strncmp(op, owners[i].op, strlen(owners[i].op)) == 0)
-      return owners[i].owner;
-  return NC_RULE_TBL_02;
+  int rule = nc_op_rule(op);
+  return rule >= 0 ? (nc_rule)rule : NC_RULE_TBL_02;
 }
 
 int nc_has_handshake(nc_case *c)

@@ -129,6 +129,25 @@ nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
   return s;
 }
 
+int nc_op_rule(const char *op)
+{
+  static const struct {
+    const char *op;
+    nc_rule owner;
+  } owners[] = {{"find", NC_RULE_TBL_02},
+                {"insert", NC_RULE_TBL_02},
+                {"update_accumulate", NC_RULE_TBL_07},
+                {"update", NC_RULE_TBL_06},
+                {"erase", NC_RULE_TBL_08},
+                {"clear", NC_RULE_TBL_08},
+                {"get_lookup_counter", NC_RULE_TBL_09},
+                {"reset_lookup_counter", NC_RULE_TBL_09}};
+  for (size_t i = 0; op && i < sizeof(owners) / sizeof(owners[0]); i++)
+    if (strncmp(op, owners[i].op, strlen(owners[i].op)) == 0)
+      return (int)owners[i].owner;
+  return -1;
+}
+
 void nc_calls_overlap_reset(void) { atomic_store(&finds_most, 0); }
 int nc_calls_overlap_most(void) { return atomic_load(&finds_most); }
 

@@ -21,6 +21,12 @@ void nc_call_table_destroy(const nve_ext_table_t *t);
 
 /* Table operations. Each issues a fresh context for the call and retires it
  * when the call returns (see context.h). */
+/* The rule that owns a table op, by the op's name or a call naming it
+ * ("find", "erase (n=5)", "update_accumulate", "get_lookup_counter"):
+ * TBL-02 for find and insert, TBL-06 update, TBL-07 update_accumulate,
+ * TBL-08 erase and clear, TBL-09 the lookup counter; -1 for no table op. */
+int nc_op_rule(const char *op);
+
 /* How many finds were in plugin code at once, at most, since the reset:
  * whether concurrent finds really overlapped (TBL-12). */
 void nc_calls_overlap_reset(void);

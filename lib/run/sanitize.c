@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "calls.h"
 #include "case_table.h"
 #include "elf_info.h"
 #include "mem_errors.h"
@@ -214,25 +215,15 @@ static void frame_function(const nc_mem_frame *f, char *out, size_t len)
 }
 
 /* The rule of the table op whose call reached the plugin: the harness's
- * call wrapper below the plugin frames names it. -1 when none does. */
+ * call wrapper below the plugin frames names it ("nc_call_erase",
+ * "find_once"). -1 when none does. */
 static int op_owner(const char *fn)
 {
-  static const struct {
-    const char *fn;
-    nc_rule rule;
-  } ops[] = {{"nc_call_update_accumulate", NC_RULE_TBL_07},
-             {"nc_call_update", NC_RULE_TBL_06},
-             {"nc_call_insert", NC_RULE_TBL_02},
-             {"nc_call_find", NC_RULE_TBL_02},
-             {"find_once", NC_RULE_TBL_02},
-             {"nc_call_erase", NC_RULE_TBL_08},
-             {"nc_call_clear", NC_RULE_TBL_08},
-             {"nc_call_get_lookup_counter", NC_RULE_TBL_09},
-             {"nc_call_reset_lookup_counter", NC_RULE_TBL_09}};
-  for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-    if (strncmp(fn, ops[i].fn, strlen(ops[i].fn)) == 0)
-      return (int)ops[i].rule;
-  return -1;
+  static const char wrapper[] = "nc_call_";
+  if (strncmp(fn, "find_once", 9) == 0)
+    return nc_op_rule("find");
+  return strncmp(fn, wrapper, sizeof(wrapper) - 1) == 0 ? nc_op_rule(fn + sizeof(wrapper) - 1)
+                                                         : -1;
 }
 
 /* One error, judged: nothing when no frame is the plugin's. Returns 1 when
