@@ -251,8 +251,7 @@ typedef struct round {
   nc_space_find fc;
   uint64_t tag;
   int64_t calls;       /* made */
-  int counter;         /* check the lookup counter around the read-back find */
-  int counter_checked; /* it was (the table's counter answered) */
+  int counter_checked; /* the lookup counter was checked (plain finds; it answered) */
 } round;
 
 /* The counter around a plain read-back find: reset, find, read. It must
@@ -297,7 +296,7 @@ static void read_back(round *r)
     break;
   default: break;
   }
-  if (r->counter && r->fc == NC_FIND_ALL)
+  if (r->fc == NC_FIND_ALL)
     counted_find(r, &o);
   else
     nc_tk_find(r->k, r->n, r->keys, &o, NULL);
@@ -421,7 +420,7 @@ void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
         stride = rt->k.stride;
       }
       make_keys(&rt->k, kc, keys, n, &s);
-      round rd = {&rt->k, op, keys, n, stride, kc, find_of(r), 1000 + (uint64_t)r * 10, 0, 1, 0};
+      round rd = {&rt->k, op, keys, n, stride, kc, find_of(r), 1000 + (uint64_t)r * 10, 0, 0};
       if (tc != NC_THREAD_OTHER || run_round_elsewhere(&rd) != 0) {
         tc = NC_THREAD_CALLER;
         run_round(&rd);

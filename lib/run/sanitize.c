@@ -44,6 +44,14 @@ double nc_sanitize_slowdown(int mode)
   return mode == NC_SANITIZE_VALGRIND ? 20.0 : mode == NC_SANITIZE_ASAN ? 3.0 : 1.0;
 }
 
+const char *nc_sanitize_asan_runtime(const nc_elf_info *elf)
+{
+  for (size_t i = 0; i < elf->needed_count; i++)
+    if (strncmp(elf->needed[i], "libasan.so", 10) == 0)
+      return elf->needed[i];
+  return NULL;
+}
+
 /* An executable named name in PATH, into out. 0, or -1. */
 static int find_in_path(const char *name, char *out, size_t len)
 {
@@ -74,9 +82,8 @@ int nc_sanitize_begin(nc_sanitizer *s, int mode, const char *plugin_path, char *
     nc_elf_info info;
     char why[256];
     nc_elf_inspect_file(plugin_path, &info, why, sizeof(why));
-    for (size_t i = 0; i < info.needed_count && !s->preload[0]; i++)
-      if (strncmp(info.needed[i], "libasan.so", 10) == 0)
-        snprintf(s->preload, sizeof(s->preload), "%s", info.needed[i]);
+    const char *runtime = nc_sanitize_asan_runtime(&info);
+    snprintf(s->preload, sizeof(s->preload), "%s", runtime ? runtime : "");
     nc_elf_info_clear(&info);
     if (!s->preload[0]) {
       snprintf(err, errlen, "--sanitize asan: the plugin is not built with AddressSanitizer (it "
@@ -138,12 +145,11 @@ void nc_sanitize_end(nc_sanitizer *s)
 int nc_sanitize_argv(const nc_sanitizer *s, const char *rule_id, char *const *argv, char **out,
                      size_t max, char *buf, size_t buflen)
 {
-  size_t n = 0, at = 0;
+  size_t n = 0;
   if (s->mode == NC_SANITIZE_VALGRIND) {
     int w = snprintf(buf, buflen, "--xml-file=%s/%s.%%p.xml", s->dir, rule_id);
     if (w < 0 || (size_t)w >= buflen)
       return -1;
-    at = (size_t)w + 1;
     char *const tool_args[] = {(char *)s->tool, "-q", "--tool=memcheck", "--leak-check=no",
                                "--vgdb=no", "--xml=yes", buf, "--child-silent-after-fork=yes"};
     for (size_t i = 0; i < sizeof(tool_args) / sizeof(tool_args[0]); i++) {
@@ -152,7 +158,6 @@ int nc_sanitize_argv(const nc_sanitizer *s, const char *rule_id, char *const *ar
       out[n++] = tool_args[i];
     }
   }
-  (void)at;
   for (size_t i = 0; argv[i]; i++) {
     if (n + 1 >= max)
       return -1;

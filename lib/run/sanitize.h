@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "elf_info.h"
 #include "report.h"
 
 typedef enum { NC_SANITIZE_NONE = 0, NC_SANITIZE_VALGRIND, NC_SANITIZE_ASAN } nc_sanitize_mode;
@@ -21,6 +22,10 @@ int nc_sanitize_parse(const char *name);
 /* How much slower cases run under the tool: the case time limits are
  * multiplied by it (the report says so). */
 double nc_sanitize_slowdown(int mode);
+
+/* The AddressSanitizer runtime a plugin file needs (its DT_NEEDED entry,
+ * "libasan.so.8"), or NULL when it is not built with ASan. */
+const char *nc_sanitize_asan_runtime(const nc_elf_info *elf);
 
 typedef struct nc_sanitizer {
   int mode;

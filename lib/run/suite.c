@@ -550,19 +550,15 @@ static void job_done(run_state *rs, case_job *job, void *user)
  * first: the reason says how to run it. */
 static void hint_asan(const nc_config *cfg, nc_result *probe)
 {
-  if (probe->verdict != NC_VERDICT_FAIL || cfg->sanitize == NC_SANITIZE_ASAN)
+  const char *runtime = nc_sanitize_asan_runtime(&cfg->elf);
+  if (probe->verdict != NC_VERDICT_FAIL || cfg->sanitize == NC_SANITIZE_ASAN || !runtime)
     return;
-  for (size_t i = 0; i < cfg->elf.needed_count; i++)
-    if (strncmp(cfg->elf.needed[i], "libasan.so", 10) == 0) {
-      char *why = nc_strdupf("%s; the plugin links AddressSanitizer's runtime (%s): run it "
-                             "with --sanitize asan", probe->reason ? probe->reason : "",
-                             cfg->elf.needed[i]);
-      if (why) {
-        free(probe->reason);
-        probe->reason = why;
-      }
-      return;
-    }
+  char *why = nc_strdupf("%s; the plugin links AddressSanitizer's runtime (%s): run it with "
+                         "--sanitize asan", probe->reason ? probe->reason : "", runtime);
+  if (why) {
+    free(probe->reason);
+    probe->reason = why;
+  }
 }
 
 /* --sanitize: the tool found and its report directory made, or a usage
