@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The case functions, one per rule of the rule table (lib/rules/rules.h),
- * each in cases/<family>.c. */
+/* The case functions, one per rule of the rule table (lib/rules/rules.def):
+ * the case of SYM-06 is nc_case_SYM_06, in cases/sym.c. */
 #ifndef NC_CASES_H
 #define NC_CASES_H
 
 #include "case_api.h"
 
-#define NC_DECLARE_CASE_FN(fam, num, sev, waivable, applies, stage, fn, title, clause) \
-  void fn(nc_case *c);
-NC_RULES(NC_DECLARE_CASE_FN)
-#undef NC_DECLARE_CASE_FN
+#define NC_RULE(fam, num, ...) void nc_case_##fam##_##num(nc_case *c);
+#include "rules.def"
+#undef NC_RULE
 
 /* After SYM-06's checks, gathers what the host's loader concludes (the
  * report header and which later stages are reachable): cases/sym.c. */

@@ -5,9 +5,12 @@
 #include "cases.h"
 #include "suite.h"
 
-#define NC_CASE_FN(fam, num, sev, waivable, applies, stage, fn, title, clause) fn,
-
-const nc_case_set nc_builtin_cases = {{NC_RULES(NC_CASE_FN)}, nc_load_probe};
+#define NC_RULE(fam, num, ...) nc_case_##fam##_##num,
+const nc_case_set nc_builtin_cases = {{
+#include "rules.def"
+                                      },
+                                      nc_load_probe};
+#undef NC_RULE
 
 nc_report *nc_run(const nc_options *opt)
 {

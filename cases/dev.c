@@ -138,7 +138,7 @@ static void expect_current(nc_case *c, const char *call, int decoy)
     nc_note(c, call, "the caller's current device restored", "device %d, as before", decoy);
 }
 
-void nc_case_dev_01(nc_case *c)
+void nc_case_DEV_01(nc_case *c)
 {
   if (runtime_is_static(c))
     return;
@@ -158,7 +158,7 @@ void nc_case_dev_01(nc_case *c)
     nc_skip(c, "inconclusive: a DEVICE table and no CUDA runtime to count devices (--cuda off)");
 }
 
-void nc_case_dev_02(nc_case *c)
+void nc_case_DEV_02(nc_case *c)
 {
   decoys d;
   if (decoys_for(c, 1, &d) != 0)
@@ -172,7 +172,7 @@ void nc_case_dev_02(nc_case *c)
   }
 }
 
-void nc_case_dev_03(nc_case *c)
+void nc_case_DEV_03(nc_case *c)
 {
   decoys d;
   nve_ext_table_factory_t f;
@@ -188,7 +188,7 @@ void nc_case_dev_03(nc_case *c)
   nc_call_factory_destroy(&f);
 }
 
-void nc_case_dev_04(nc_case *c)
+void nc_case_DEV_04(nc_case *c)
 {
   decoys d;
   if (decoys_for(c, 1, &d) != 0)
@@ -206,7 +206,7 @@ void nc_case_dev_04(nc_case *c)
   }
 }
 
-void nc_case_dev_05(nc_case *c)
+void nc_case_DEV_05(nc_case *c)
 {
   decoys d;
   if (decoys_for(c, 1, &d) != 0)
@@ -272,7 +272,7 @@ static void *read_caps(void *arg)
   return NULL;
 }
 
-void nc_case_dev_06(nc_case *c)
+void nc_case_DEV_06(nc_case *c)
 {
   decoys d;
   if (decoys_for(c, 0, &d) < 0)
@@ -491,7 +491,7 @@ static void setup_close(device_setup *d)
   nc_feed_end(&d->feed);
 }
 
-void nc_case_dev_07(nc_case *c)
+void nc_case_DEV_07(nc_case *c)
 {
   device_setup d;
   if (setup_open(c, &d) != 0)
@@ -530,7 +530,7 @@ static void window_streams(nc_case *c, const char *when, void *const *streams, i
               "work on stream %p, which the host did not give", streams[i]);
 }
 
-void nc_case_dev_08(nc_case *c)
+void nc_case_DEV_08(nc_case *c)
 {
   if (!nc_cuda_simulated()) {
     decoys d;
@@ -572,7 +572,7 @@ void nc_case_dev_08(nc_case *c)
   setup_close(&d);
 }
 
-void nc_case_dev_09(nc_case *c)
+void nc_case_DEV_09(nc_case *c)
 {
   device_setup d;
   if (setup_open(c, &d) != 0)

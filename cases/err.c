@@ -172,7 +172,7 @@ static long check_message(nc_case *c, const char *what, nve_status_t status, con
 
 /* ---- ERR-01 ---------------------------------------------------------------------- */
 
-void nc_case_err_01(nc_case *c)
+void nc_case_ERR_01(nc_case *c)
 {
   subject s;
   if (open_subject(c, &s) != 0)
@@ -198,7 +198,7 @@ void nc_case_err_01(nc_case *c)
 
 /* ---- ERR-02 ---------------------------------------------------------------------- */
 
-void nc_case_err_02(nc_case *c)
+void nc_case_ERR_02(nc_case *c)
 {
   subject s;
   if (open_subject(c, &s) != 0)
@@ -385,9 +385,9 @@ static void run_duel(nc_case *c, int factory)
   close_subject(&s);
 }
 
-void nc_case_err_03(nc_case *c) { run_duel(c, 0); }
+void nc_case_ERR_03(nc_case *c) { run_duel(c, 0); }
 
-void nc_case_err_04(nc_case *c)
+void nc_case_ERR_04(nc_case *c)
 {
   /* ERR-02 for produce first: the factory's last_error after a failure. */
   subject s;
@@ -515,7 +515,7 @@ static long err06_try(nc_case *c, const char *service, const int64_t *keys, int6
   return calls;
 }
 
-void nc_case_err_06(nc_case *c)
+void nc_case_ERR_06(nc_case *c)
 {
   /* The keys, and the batch size the table's rows allow, from a kit on a
    * table made for the purpose. */

@@ -37,7 +37,7 @@ static void exercise(nc_tk *k, uint64_t tag)
   nc_tk_find(k, n, keys, NULL, NULL);
 }
 
-void nc_case_lif_01(nc_case *c)
+void nc_case_LIF_01(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
@@ -96,7 +96,7 @@ static void independent(nc_tk *a, nc_tk *b, int64_t n)
   free(keys);
 }
 
-void nc_case_lif_02(nc_case *c)
+void nc_case_LIF_02(nc_case *c)
 {
   nve_ext_table_factory_t f1, f2;
   nc_tk a, b;
@@ -196,7 +196,7 @@ static int cycle(nc_case *c, int round, nc_plugin *p, int baseline)
   return 0;
 }
 
-void nc_case_lif_04(nc_case *c)
+void nc_case_LIF_04(nc_case *c)
 {
   /* This process's own handle goes first, so that dlclose can unload; the
    * pool runs inline (as in every table case), so that every thread above

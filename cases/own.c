@@ -128,7 +128,7 @@ static int own01_visit(nc_case *c, const nc_call_outcome *o, const char *label)
   return 1;
 }
 
-void nc_case_own_01(nc_case *c)
+void nc_case_OWN_01(nc_case *c)
 {
   judge(c, own01_visit, "every failed creation and produce",
         "output zero");
@@ -151,7 +151,7 @@ static int own02_visit(nc_case *c, const nc_call_outcome *o, const char *label)
   return 0;
 }
 
-void nc_case_own_02(nc_case *c)
+void nc_case_OWN_02(nc_case *c)
 {
   judge(c, own02_visit, "every creation and produce",
         "handles only with NVE_SUCCESS, and usable");
@@ -171,7 +171,7 @@ static int own03_visit(nc_case *c, const nc_call_outcome *o, const char *label)
   return 1;
 }
 
-void nc_case_own_03(nc_case *c)
+void nc_case_OWN_03(nc_case *c)
 {
   observed obs;
   own03_seen = 0;
@@ -196,7 +196,7 @@ static int own04_visit(nc_case *c, const nc_call_outcome *o, const char *label)
   return 1;
 }
 
-void nc_case_own_04(nc_case *c)
+void nc_case_OWN_04(nc_case *c)
 {
   judge(c, own04_visit, "every failed creation and produce",
         "no allocation left behind");
@@ -226,7 +226,7 @@ static int own05_visit(nc_case *c, const nc_call_outcome *o, const char *label)
   return 0;
 }
 
-void nc_case_own_05(nc_case *c)
+void nc_case_OWN_05(nc_case *c)
 {
   judge(c, own05_visit, "every creation",
         "*out_error NULL on success, intact text on failure");
@@ -264,7 +264,7 @@ static void null_body(void *arg)
         !f.ops || !f.ops->produce) {
       /* The creation calls were still checked: only this one is blocked. */
       nc_note(c, null_calls[2], "a factory to call it on",
-              "not called: creation gave no usable factory (VER-03)");
+              "not called: creation gave no usable factory (%s)", nc_rule_text(NC_RULE_VER_03));
       return;
     }
     s = nc_call_produce(&f, 1, c->cfg->table_config, NULL);
@@ -276,7 +276,7 @@ static void null_body(void *arg)
     nc_fail(c, null_calls[j->which], "NVE_ERROR_INVALID_ARGUMENT", "status %d", (int)s);
 }
 
-void nc_case_own_06(nc_case *c)
+void nc_case_OWN_06(nc_case *c)
 {
   for (int which = 0; which < 3; which++) {
     null_job j = {c, which};
@@ -322,7 +322,7 @@ static int err05_visit(nc_case *c, const nc_call_outcome *o, const char *label)
   return 1;
 }
 
-void nc_case_err_05(nc_case *c)
+void nc_case_ERR_05(nc_case *c)
 {
   judge(c, err05_visit, "every creation and produce under failure",
         "a status, never a crash");
@@ -350,7 +350,7 @@ static int lif03_visit(nc_case *c, const nc_call_outcome *o, const char *label)
   return 1;
 }
 
-void nc_case_lif_03(nc_case *c)
+void nc_case_LIF_03(nc_case *c)
 {
   if (!nc_alloc_available()) {
     nc_skip(c, "needs the allocation interposer, which sanitizer builds leave out "

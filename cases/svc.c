@@ -26,7 +26,7 @@ static void workload_then_violations(nc_case *c, const char *what_is_checked)
                          what_is_checked);
 }
 
-void nc_case_svc_01(nc_case *c)
+void nc_case_SVC_01(nc_case *c)
 {
   if (!nc_has_handshake(c))
     return;
@@ -59,7 +59,7 @@ static void *handshake_racer(void *arg)
   return NULL;
 }
 
-void nc_case_svc_02(nc_case *c)
+void nc_case_SVC_02(nc_case *c)
 {
   if (!nc_has_handshake(c))
     return;
@@ -89,27 +89,27 @@ void nc_case_svc_02(nc_case *c)
   nc_workload_on_new_table(c, "workload after concurrent handshakes", &w);
 }
 
-void nc_case_svc_03(nc_case *c)
+void nc_case_SVC_03(nc_case *c)
 {
   workload_then_violations(c, "get_scratch only on the thread running the table op, never in a task");
 }
 
-void nc_case_svc_04(nc_case *c)
+void nc_case_SVC_04(nc_case *c)
 {
   workload_then_violations(c, "no context (or its scratch) used after its op returned");
 }
 
-void nc_case_svc_05(nc_case *c)
+void nc_case_SVC_05(nc_case *c)
 {
   workload_then_violations(c, "no scratch pointer used after its buffer grew");
 }
 
-void nc_case_svc_06(nc_case *c)
+void nc_case_SVC_06(nc_case *c)
 {
   workload_then_violations(c, "valid arguments to every service");
 }
 
-void nc_case_svc_08(nc_case *c)
+void nc_case_SVC_08(nc_case *c)
 {
   workload_then_violations(c, "no execute_n / execute_n_wg from inside a task");
 }
@@ -142,7 +142,7 @@ static int svc07_run(nc_case *c, svc07_state *st, int workers, nc_schedule sched
   return 0;
 }
 
-void nc_case_svc_07(nc_case *c)
+void nc_case_SVC_07(nc_case *c)
 {
   static const int workers[] = {1, 2, 8};
   static const nc_schedule schedules[] = {NC_SCHEDULE_POOL, NC_SCHEDULE_REVERSE,

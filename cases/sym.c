@@ -12,7 +12,7 @@
 
 /* SYM-06: static ELF checks, then dlopen. Also the load probe's first half:
  * it leaves the opened plugin in c->plugin. */
-void nc_case_sym_06(nc_case *c)
+void nc_case_SYM_06(nc_case *c)
 {
   const nc_elf_info *elf = &c->cfg->elf;
   char expected[128];
@@ -54,7 +54,7 @@ static long read_metadata_string(nc_case *c, const char *sym, const char *(*fn)(
   return s ? len : -1;
 }
 
-void nc_case_sym_01(nc_case *c)
+void nc_case_SYM_01(nc_case *c)
 {
   void *fns[5] = {(void *)c->plugin->abi_version_major, (void *)c->plugin->abi_version_minor,
                   (void *)c->plugin->name, (void *)c->plugin->author, (void *)c->plugin->mode};
@@ -71,7 +71,7 @@ void nc_case_sym_01(nc_case *c)
 static void check_metadata_string(nc_case *c, const char *sym, const char *(*fn)(void))
 {
   if (!fn) {
-    nc_note(c, sym, "exported", "missing (SYM-01); not checked");
+    nc_note(c, sym, "exported", "missing (%s); not checked", nc_rule_text(NC_RULE_SYM_01));
     return;
   }
   char first[STRING_BOUND], again[STRING_BOUND];
@@ -92,7 +92,7 @@ static void check_metadata_string(nc_case *c, const char *sym, const char *(*fn)
   }
 }
 
-void nc_case_sym_02(nc_case *c)
+void nc_case_SYM_02(nc_case *c)
 {
   if (!c->plugin->name && !c->plugin->author) {
     nc_skip_blocked(c, NC_RULE_SYM_01, "neither nve_plugin_name nor nve_plugin_author is exported");
@@ -115,7 +115,7 @@ static int32_t read_mode(nc_case *c)
   return mode;
 }
 
-void nc_case_sym_03(nc_case *c)
+void nc_case_SYM_03(nc_case *c)
 {
   int32_t mode = read_mode(c);
   if (mode == -1 && !c->plugin->mode)
@@ -128,7 +128,7 @@ void nc_case_sym_03(nc_case *c)
             (int)mode);
 }
 
-void nc_case_sym_04(nc_case *c)
+void nc_case_SYM_04(nc_case *c)
 {
   int32_t mode = read_mode(c);
   if (mode == -1 && !c->plugin->mode)
@@ -153,7 +153,7 @@ void nc_case_sym_04(nc_case *c)
     nc_fail(c, call, "exported (the creation symbol of the reported mode)", "missing");
 }
 
-void nc_case_sym_05(nc_case *c)
+void nc_case_SYM_05(nc_case *c)
 {
   const nc_elf_info *elf = &c->cfg->elf;
   int linked = 0;
@@ -169,7 +169,7 @@ void nc_case_sym_05(nc_case *c)
             elf->needed_count);
 }
 
-void nc_case_sym_07(nc_case *c)
+void nc_case_SYM_07(nc_case *c)
 {
   if (c->plugin->set_nve_services)
     nc_note(c, "dlsym(nve_plugin_set_nve_services)", "exported", "found");

@@ -53,7 +53,7 @@ static void note_hits(nc_case *c, int64_t hits, int64_t asked)
             (long long)asked);
 }
 
-void nc_case_tbl_01(nc_case *c)
+void nc_case_TBL_01(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
@@ -74,7 +74,7 @@ void nc_case_tbl_01(nc_case *c)
   nc_close_table(&f, &t);
 }
 
-void nc_case_tbl_02(nc_case *c)
+void nc_case_TBL_02(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
@@ -101,7 +101,7 @@ void nc_case_tbl_02(nc_case *c)
   nc_tk_close(&k, &f);
 }
 
-void nc_case_tbl_03(nc_case *c)
+void nc_case_TBL_03(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
@@ -123,7 +123,7 @@ void nc_case_tbl_03(nc_case *c)
   nc_tk_close(&k, &f);
 }
 
-void nc_case_tbl_04(nc_case *c)
+void nc_case_TBL_04(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
@@ -151,7 +151,7 @@ void nc_case_tbl_04(nc_case *c)
   nc_tk_close(&k, &f);
 }
 
-void nc_case_tbl_05(nc_case *c)
+void nc_case_TBL_05(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
@@ -171,7 +171,7 @@ void nc_case_tbl_05(nc_case *c)
   nc_tk_close(&k, &f);
 }
 
-void nc_case_tbl_06(nc_case *c)
+void nc_case_TBL_06(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
@@ -213,7 +213,7 @@ static int accumulate_round(nc_tk *k, const int64_t *keys, int64_t n, int dtype,
   return 1;
 }
 
-void nc_case_tbl_07(nc_case *c)
+void nc_case_TBL_07(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
@@ -290,7 +290,7 @@ void nc_case_tbl_07(nc_case *c)
   nc_tk_close(&k, &f);
 }
 
-void nc_case_tbl_08(nc_case *c)
+void nc_case_TBL_08(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
@@ -325,7 +325,7 @@ static void expect_counter(nc_case *c, nc_tk *k, const char *when, int64_t want)
             "%lld %s; expected %lld", (long long)got, when, (long long)want);
 }
 
-void nc_case_tbl_09(nc_case *c)
+void nc_case_TBL_09(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
@@ -360,7 +360,7 @@ void nc_case_tbl_09(nc_case *c)
   nc_tk_close(&k, &f);
 }
 
-void nc_case_tbl_10(nc_case *c)
+void nc_case_TBL_10(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;
@@ -426,7 +426,7 @@ static void *read_concurrently(void *arg)
   return NULL;
 }
 
-void nc_case_tbl_12(nc_case *c)
+void nc_case_TBL_12(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;

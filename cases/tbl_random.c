@@ -482,7 +482,7 @@ static int check_sequence(nc_case *c, const nve_ext_table_factory_t *f, sequence
 #define DEEP_KEYS 5000
 #define DEEP_MODEL_BYTES (96 << 20)
 
-void nc_case_tbl_11(nc_case *c)
+void nc_case_TBL_11(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nc_tk k;

@@ -25,7 +25,7 @@ static int read_version(nc_case *c, uint32_t *major, uint32_t *minor)
   return 0;
 }
 
-void nc_case_ver_01(nc_case *c)
+void nc_case_VER_01(nc_case *c)
 {
   uint32_t major, minor;
   if (read_version(c, &major, &minor) != 0)
@@ -39,7 +39,7 @@ void nc_case_ver_01(nc_case *c)
             "%u: every %u.x host refuses the plugin", (unsigned)major, c->cfg->host_major);
 }
 
-void nc_case_ver_02(nc_case *c)
+void nc_case_VER_02(nc_case *c)
 {
   uint32_t major, minor;
   if (read_version(c, &major, &minor) != 0)
@@ -106,7 +106,7 @@ static int check_handle(nc_case *c, const handle_shape *shape, const void *self,
   return ok;
 }
 
-void nc_case_ver_03(nc_case *c)
+void nc_case_VER_03(nc_case *c)
 {
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
@@ -141,7 +141,7 @@ static void check_size(nc_case *c, const char *what, uint32_t size, uint32_t siz
     nc_fail(c, what, expected, "%u", (unsigned)size);
 }
 
-void nc_case_ver_04(nc_case *c)
+void nc_case_VER_04(nc_case *c)
 {
   uint32_t major, minor;
   if (read_version(c, &major, &minor) != 0)
@@ -162,8 +162,9 @@ void nc_case_ver_04(nc_case *c)
              (uint32_t)sizeof(nve_ext_table_factory_ops_t), minor);
   if (nc_produce_table(c, &f, &t) == 0 && t.ops) {
     if (t.ops->struct_size < sizeof(nve_ext_table_ops_t))
-      nc_note(c, "table ops struct_size", "covered by VER-03", "%u, below ABI 1.0",
-              (unsigned)t.ops->struct_size);
+      nc_note(c, "table ops struct_size", "ABI 1.0's size at least (the rest is another rule's)",
+              "%u, below ABI 1.0; see %s", (unsigned)t.ops->struct_size,
+              nc_rule_text(NC_RULE_VER_03));
     else
       check_size(c, "table ops struct_size", t.ops->struct_size,
                  (uint32_t)sizeof(nve_ext_table_ops_t), minor);
@@ -188,12 +189,12 @@ static void with_services_of(nc_case *c, const nve_ext_nve_services_t *svc, cons
   nc_workload_on_new_table(c, when, &w);
 }
 
-void nc_case_ver_05(nc_case *c)
+void nc_case_VER_05(nc_case *c)
 {
   with_services_of(c, nc_services_table_newer(), "a newer host's services table");
 }
 
-void nc_case_ver_06(nc_case *c)
+void nc_case_VER_06(nc_case *c)
 {
   /* An older host: only num_workers, nothing after it. */
   size_t size = offsetof(nve_ext_nve_services_t, num_workers) + sizeof(void *);

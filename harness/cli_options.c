@@ -23,7 +23,7 @@ const nc_cli_option nc_cli_options[] = {
      RULES, "How --list prints the rules: text (one line each, the default) or markdown (the "
             "whole rule catalogue, as doc/rules.md)."},
     {"explain", OPT_EXPLAIN, "RULE", RULES,
-     "Print what RULE (e.g. OWN-01) asks, the contract section it enforces, why a host needs "
+     "Print what RULE (an ID as --list shows it) asks, the contract section it enforces, why a host needs "
      "it, how it is checked, the usual mistakes, how to fix them and the fixture that fails it; "
      "then exit."},
     {"rule", 'r', "GLOB", RULES,
@@ -58,8 +58,8 @@ const nc_cli_option nc_cli_options[] = {
     {"sim-devices", OPT_SIM_DEVICES, "N", DRIVING,
      "Devices of the simulated runtime, 1 to 16 (default " NUMBER(NC_DEFAULT_SIM_DEVICES) ")."},
     {"stress", OPT_STRESS, NULL, DRIVING,
-     "Longer seeded random sequences and larger batches for TBL-11, more reader threads for "
-     "TBL-12; the op and key rates are reported."},
+     "Longer seeded random sequences with larger batches, and more threads in the concurrent "
+     "finds; the op and key rates are reported."},
     {"sanitize", OPT_SANITIZE, "TOOL", DRIVING,
      "Run every case under a memory-error detector: valgrind (memcheck; any build of the "
      "plugin; time limits x20) or asan (a plugin built with -fsanitize=address; limits x3). An "

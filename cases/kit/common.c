@@ -387,7 +387,8 @@ int nc_has_handshake(nc_case *c)
 {
   if (c->plugin->set_nve_services)
     return 1;
-  nc_skip(c, "not applicable: the plugin does not export nve_plugin_set_nve_services (SYM-07)");
+  nc_skip(c, "not applicable: the plugin does not export nve_plugin_set_nve_services (%s)",
+          nc_rule_text(NC_RULE_SYM_07));
   return 0;
 }
 

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Rule pages in markdown (rule_page.h). doc/rules.md is this file's
- * output: change the text in lib/rules/rule_docs.c, then run
+ * output: change the text in lib/rules/rules.def, then run
  * `make rules-doc`; make check fails while the two differ. */
 #include "rule_page.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "rule_docs.h"
+#include "rules.h"
 
 #ifndef NC_DOCDIR
 #define NC_DOCDIR "doc"
@@ -108,7 +109,7 @@ void nc_rule_page(nc_strbuf *b, nc_rule rule, nc_page_kind kind)
   if ((int)rule < 0 || rule >= NC_RULE_COUNT)
     return;
   const nc_rule_def *def = &nc_rule_defs[rule];
-  const nc_rule_doc *d = &nc_rule_docs[rule];
+  const nc_rule_doc *d = &nc_rule_defs[rule].doc;
   char anchor[16];
   nc_rule_doc_anchor(rule, anchor);
   if (kind == NC_PAGE_DOC)
@@ -153,13 +154,43 @@ static size_t family_rules(const char *family, nc_rule out[NC_RULE_COUNT])
   return n;
 }
 
+/* The rules a waiver cannot accept, by family, with runs of three or more
+ * numbers folded ("SYM-01..04, SYM-06"). README carries the same sentence,
+ * copied by make rules-doc from between the markers. */
+static void unwaivable_sentence(nc_strbuf *b)
+{
+  nc_rule rules[NC_RULE_COUNT];
+  const char *sep = "";
+  nc_strbuf_puts(b, "<!-- unwaivable:begin -->\nThese rules cannot be waived: ");
+  for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
+    size_t n = family_rules(families[f].family, rules);
+    for (size_t i = 0; i < n; i++) {
+      if (nc_rule_defs[rules[i]].waivable)
+        continue;
+      size_t j = i; /* the run of consecutive numbers that cannot be waived */
+      while (j + 1 < n && !nc_rule_defs[rules[j + 1]].waivable &&
+             atoi(nc_rule_text(rules[j + 1]) + 4) == atoi(nc_rule_text(rules[j]) + 4) + 1)
+        j++;
+      if (j - i >= 2) {
+        nc_strbuf_printf(b, "%s%s..%s", sep, nc_rule_text(rules[i]), nc_rule_text(rules[j]) + 4);
+        i = j;
+      } else {
+        nc_strbuf_printf(b, "%s%s", sep, nc_rule_text(rules[i]));
+      }
+      sep = ", ";
+    }
+  }
+  nc_strbuf_puts(b, " (the host refuses the plugin, crashes, or reads memory it must "
+                    "not).\n<!-- unwaivable:end -->\n\n");
+}
+
 void nc_rules_document(nc_strbuf *b)
 {
   nc_rule rules[NC_RULE_COUNT];
   nc_strbuf_printf(b,
       "# nve-conform rules (ruleset %s)\n\n"
       "<!-- Written by `nve-conform --list --format=markdown` (make rules-doc) from\n"
-      "     lib/rules/rules.h and lib/rules/rule_docs.c. Edit those, not this file. -->\n\n"
+      "     the rule table, lib/rules/rules.def. Edit that, not this file. -->\n\n"
       "Every check nve-conform makes is a rule with a stable ID. Each rule below says "
       "what it asks, the section of [the contract](contract.md) it enforces, why a "
       "host needs it, how the harness checks it, the usual mistakes, how to fix them, "
@@ -170,12 +201,14 @@ void nc_rules_document(nc_strbuf *b)
       "mode, needs a GPU, blocked by an earlier failure, or inconclusive because no "
       "failure could be provoked); **ERROR**, the harness itself could not run the case, "
       "which is never the plugin's failure. A waiver can accept the failure of a rule "
-      "marked so, for a while and with a reason.\n\n"
+      "marked so, for a while and with a reason.\n\n",
+      NC_RULESET_VERSION_STRING);
+  unwaivable_sentence(b);
+  nc_strbuf_puts(b,
       "A violation the instrumentation sees (the services, the simulated CUDA runtime, "
       "the call wrappers, the guarded buffers) counts for its rule in whichever case saw "
       "it; the evidence says where (\"seen during ...\"), and the reproduce line runs "
-      "that case too.\n\n",
-      NC_RULESET_VERSION_STRING);
+      "that case too.\n\n");
   nc_strbuf_puts(b, "| rule | severity | title |\n|---|---|---|\n");
   for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
     size_t n = family_rules(families[f].family, rules);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A rule's explanation as markdown, from the rule table and rule_docs.c:
+/* A rule's explanation as markdown, from the rule table (rules.def):
  * one page for --explain, SARIF's help and the HTML report, and the whole
  * catalogue for doc/rules.md (nve-conform --list --format=markdown). */
 #ifndef NC_RULE_PAGE_H

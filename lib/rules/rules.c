@@ -3,10 +3,24 @@
 
 #include <string.h>
 
-#define NC_RULE_ROW(fam, num, sev, waivable, applies, stage, fn, title, clause) \
-  {{#fam "-" #num, #fam, sev, title, clause}, waivable, applies, stage},
+#define NC_RULE(fam, num, sev, waivable, applies, stage, title, clause, ...) \
+  {{#fam "-" #num, #fam, sev, title, clause}, waivable, applies, stage, {__VA_ARGS__}},
+const nc_rule_def nc_rule_defs[NC_RULE_COUNT] = {
+#include "rules.def"
+};
+#undef NC_RULE
 
-const nc_rule_def nc_rule_defs[NC_RULE_COUNT] = {NC_RULES(NC_RULE_ROW)};
+#define CONTRACT_PREFIX "doc/contract.md#"
+
+const char *nc_rule_anchor(nc_rule rule)
+{
+  if ((int)rule < 0 || rule >= NC_RULE_COUNT)
+    return NULL;
+  const char *clause = nc_rule_defs[rule].info.clause;
+  if (strncmp(clause, CONTRACT_PREFIX, strlen(CONTRACT_PREFIX)) != 0)
+    return NULL;
+  return clause + strlen(CONTRACT_PREFIX);
+}
 
 const char *nc_rule_text(nc_rule rule)
 {

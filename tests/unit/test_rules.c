@@ -11,7 +11,6 @@
 
 #include "case_table.h"
 #include "cases.h"
-#include "rule_docs.h"
 #include "rule_page.h"
 #include "rules.h"
 
@@ -72,10 +71,10 @@ static void test_every_rule_is_explained(void **state)
 {
   (void)state;
   for (int i = 0; i < NC_RULE_COUNT; i++) {
-    const nc_rule_doc *d = &nc_rule_docs[i];
+    const nc_rule_doc *d = &nc_rule_defs[i].doc;
     const char *id = nc_rule_text((nc_rule)i);
     if (!d->section || !d->why || !d->how || !d->mistakes || !d->fix || !d->fixture)
-      fail_msg("%s has no explanation in lib/rules/rule_docs.c", id);
+      fail_msg("%s has no explanation in lib/rules/rules.def", id);
     assert_true(strlen(d->why) > 40);
     assert_true(strlen(d->how) > 30);
     const char *anchor = nc_rule_anchor((nc_rule)i);
