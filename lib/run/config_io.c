@@ -4,16 +4,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "record.h"
+#include "run_settings.h"
 
 static int put(int fd, const char *key, const char *value)
 {
@@ -21,17 +20,6 @@ static int put(int fd, const char *key, const char *value)
   return nc_record_write_whole(fd, key, 1, f);
 }
 
-static int put_number(int fd, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int put_number(int fd, const char *key, const char *fmt, ...)
-{
-  char text[64];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof(text), fmt, ap);
-  va_end(ap);
-  return put(fd, key, text);
-}
 
 int nc_plugin_file_id(const char *path, unsigned long long id[4])
 {
@@ -70,22 +58,14 @@ int nc_config_sealed(const nc_config *cfg)
 
 int nc_config_write_fd(const nc_config *cfg, int fd)
 {
-  int rc = put(fd, "plugin_path", cfg->plugin_path) | put(fd, "factory_config", cfg->factory_config) |
-           put(fd, "table_config", cfg->table_config) |
-           put(fd, "profile_path", cfg->profile_path ? cfg->profile_path : "") |
-           put(fd, "cache_dir", cfg->cache_dir) |
-           put_number(fd, "host_abi", "%u %u", cfg->host_major, cfg->host_minor) |
-           put_number(fd, "timeout_s", "%.17g", cfg->timeout_s) |
-           put_number(fd, "seed", "%" PRIu64, cfg->seed) |
-           put_number(fd, "pool", "%d %d", cfg->workers, (int)cfg->schedule) |
-           put_number(fd, "sweep_k", "%ld", cfg->sweep_k) |
-           put_number(fd, "table", "%d %d %d %d", cfg->key_size, cfg->row_size, cfg->exact,
-                      cfg->stress) |
-           put_number(fd, "cuda", "%d %d", cfg->cuda_mode, cfg->sim_devices) |
-           put_number(fd, "flags", "%d %d %d %d", cfg->no_fork, cfg->verbose, cfg->evidence_all,
-                      cfg->sanitize) |
-           put_number(fd, "plugin_file", "%llu %llu %llu %llu", cfg->plugin_file[0],
-                      cfg->plugin_file[1], cfg->plugin_file[2], cfg->plugin_file[3]);
+  int rc = 0;
+  nc_strbuf value = {0};
+  for (size_t i = 0; i < nc_setting_count; i++) {
+    value.len = 0;
+    nc_setting_format(&nc_settings[i], cfg, &value);
+    rc |= value.failed ? -1 : put(fd, nc_settings[i].key, value.data ? value.data : "");
+  }
+  nc_strbuf_free(&value);
   for (size_t i = 0; i < cfg->failing_count; i++) {
     char target[8], status[16];
     snprintf(target, sizeof(target), "%d", cfg->failing[i].target);
@@ -138,53 +118,29 @@ int nc_config_read_fd(int fd, nc_config *cfg, char *why, size_t whylen)
   nc_record_reader_feed(&reader, text, len);
   free(text);
   nc_record rec;
-  int fields = 0;
+  size_t seen = 0; /* settings read, each once */
+  int bad = 0;
   while (nc_record_reader_next(&reader, &rec)) {
-    const char *k = rec.tag, *v = rec.nfields > 0 ? rec.fields[0] : "";
-    int schedule = 0;
-    fields++;
-    if (strcmp(k, "plugin_path") == 0)
-      snprintf(cfg->plugin_path, sizeof(cfg->plugin_path), "%s", v);
-    else if (strcmp(k, "factory_config") == 0)
-      cfg->factory_config = strdup(v);
-    else if (strcmp(k, "table_config") == 0)
-      cfg->table_config = strdup(v);
-    else if (strcmp(k, "profile_path") == 0)
-      cfg->profile_path = v[0] ? strdup(v) : NULL;
-    else if (strcmp(k, "cache_dir") == 0)
-      snprintf(cfg->cache_dir, sizeof(cfg->cache_dir), "%s", v);
-    else if (strcmp(k, "host_abi") == 0)
-      sscanf(v, "%u %u", &cfg->host_major, &cfg->host_minor);
-    else if (strcmp(k, "timeout_s") == 0)
-      cfg->timeout_s = strtod(v, NULL);
-    else if (strcmp(k, "seed") == 0)
-      cfg->seed = strtoull(v, NULL, 10);
-    else if (strcmp(k, "pool") == 0 && sscanf(v, "%d %d", &cfg->workers, &schedule) == 2)
-      cfg->schedule = (nc_schedule)schedule;
-    else if (strcmp(k, "sweep_k") == 0)
-      cfg->sweep_k = strtol(v, NULL, 10);
-    else if (strcmp(k, "table") == 0)
-      sscanf(v, "%d %d %d %d", &cfg->key_size, &cfg->row_size, &cfg->exact, &cfg->stress);
-    else if (strcmp(k, "cuda") == 0)
-      sscanf(v, "%d %d", &cfg->cuda_mode, &cfg->sim_devices);
-    else if (strcmp(k, "flags") == 0)
-      sscanf(v, "%d %d %d %d", &cfg->no_fork, &cfg->verbose, &cfg->evidence_all,
-             &cfg->sanitize);
-    else if (strcmp(k, "plugin_file") == 0)
-      sscanf(v, "%llu %llu %llu %llu", &cfg->plugin_file[0], &cfg->plugin_file[1],
-             &cfg->plugin_file[2], &cfg->plugin_file[3]);
-    else if (strcmp(k, "failing") == 0 && rec.nfields == 3 &&
-             cfg->failing_count < sizeof(cfg->failing) / sizeof(cfg->failing[0])) {
+    const char *v = rec.nfields > 0 ? rec.fields[0] : "";
+    if (strcmp(rec.tag, "failing") == 0 && rec.nfields == 3 &&
+        cfg->failing_count < sizeof(cfg->failing) / sizeof(cfg->failing[0])) {
       struct nc_failing_config *fc = &cfg->failing[cfg->failing_count++];
       fc->target = atoi(rec.fields[0]);
       fc->status = atoi(rec.fields[1]);
       fc->json = strdup(rec.fields[2]);
     }
+    for (size_t i = 0; i < nc_setting_count; i++) {
+      if (strcmp(rec.tag, nc_settings[i].key) != 0)
+        continue;
+      if (nc_setting_parse(&nc_settings[i], cfg, v) != 0)
+        bad = 1;
+      seen++;
+    }
     nc_record_clear(&rec);
   }
   nc_record_reader_free(&reader);
-  if (!cfg->plugin_path[0] || !cfg->factory_config || !cfg->table_config || fields < 10) {
-    snprintf(why, whylen, "the run's configuration is incomplete");
+  if (bad || seen != nc_setting_count) {
+    snprintf(why, whylen, "the run's configuration is %s", bad ? "malformed" : "incomplete");
     return -1;
   }
   if (nc_elf_inspect_file(cfg->plugin_path, &cfg->elf, cfg->elf_error, sizeof(cfg->elf_error)) ==
