@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define NC_HARNESS_VERSION_STRING "0.1.0"
+#include "nve_conform_version.h" /* NC_HARNESS_VERSION_STRING, from configure.ac */
 #define NC_RULESET_VERSION_STRING "2026.11"
 
 /* The defaults of nc_options_init, the command line and the reproduce line. */
