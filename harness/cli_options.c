@@ -101,6 +101,32 @@ const nc_cli_option nc_cli_options[] = {
 };
 const size_t nc_cli_option_count = sizeof(nc_cli_options) / sizeof(nc_cli_options[0]);
 
+const nc_cli_env nc_cli_environment[] = {
+    {"NVE_CONFORM_TIMEOUT_MULTIPLIER",
+     "Scales every case's time limit (a number in (0, 1000])."},
+    {"NVE_CONFORM_LIMITS",
+     "Each case process's limits, `as=MIB,fsize=MIB,nproc=N` (address space, file size, "
+     "processes; defaults: half the machine's memory (at least 4096, at most 65536), 4096, 4096; "
+     "0: none), and `total=MIB`, the run's memory: --jobs is reduced, with a note, so that the "
+     "cases at once fit (jobs x as <= total)."},
+    {"NVE_CONFORM_CASE_RUNNER",
+     "The `nve-conform-case` program to run cases with (default: next to the library, else the "
+     "installed one)."},
+    {"NVE_CONFORM_CUDASIM",
+     "The simulated CUDA runtime to load (default: the build tree's, else the installed one)."},
+    {"NVE_CONFORM_SIM_DEVICES",
+     "The simulated runtime's device count, 1 to 16 (default " NUMBER(NC_DEFAULT_SIM_DEVICES)
+     "): nve-conform sets it from --sim-devices for its cases; set it yourself when your own "
+     "program loads the simulated runtime."},
+    {"NVE_CONFORM_CALL_LOG",
+     "A file every case appends one line per table call to (`make bench-suite` replays them)."},
+    {"TMPDIR", "Where runs keep their scratch files (default `/tmp`)."},
+    {"PATH", "Where --sanitize valgrind finds valgrind."},
+    {"NO_COLOR", "No colour in the text report under --color auto."},
+    {"CI", "No live progress line on a terminal."},
+};
+const size_t nc_cli_environment_count = sizeof(nc_cli_environment) / sizeof(nc_cli_environment[0]);
+
 void nc_cli_getopt_tables(struct option *longopts, char *shortopts)
 {
   size_t k = 0, s = 0;
@@ -207,11 +233,15 @@ void nc_cli_print_markdown(FILE *out)
   }
 }
 
-/* Text for roff: hyphens and backslashes escaped, no line led by a dot. */
+/* Text for roff: hyphens and backslashes escaped, no line led by a dot,
+ * `code` in bold. */
 static void roff(FILE *out, const char *s)
 {
+  int code = 0;
   for (; *s; s++) {
-    if (*s == '-')
+    if (*s == '`')
+      fputs((code = !code) ? "\\fB" : "\\fR", out);
+    else if (*s == '-')
       fputs("\\-", out);
     else if (*s == '\\')
       fputs("\\e", out);
@@ -239,6 +269,24 @@ void nc_cli_print_man(FILE *out)
     fprintf(out, "\n\\&");
     char buf[1024];
     roff(out, help_of(o, buf, sizeof(buf)));
+    fprintf(out, "\n");
+  }
+}
+
+void nc_cli_print_environment_markdown(FILE *out)
+{
+  fprintf(out, "| variable | effect |\n|---|---|\n");
+  for (size_t i = 0; i < nc_cli_environment_count; i++)
+    fprintf(out, "| `%s` | %s |\n", nc_cli_environment[i].name, nc_cli_environment[i].help);
+}
+
+void nc_cli_print_environment_man(FILE *out)
+{
+  for (size_t i = 0; i < nc_cli_environment_count; i++) {
+    fprintf(out, ".TP\n.B ");
+    roff(out, nc_cli_environment[i].name);
+    fprintf(out, "\n\\&");
+    roff(out, nc_cli_environment[i].help);
     fprintf(out, "\n");
   }
 }

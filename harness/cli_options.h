@@ -29,6 +29,17 @@ typedef struct nc_cli_option {
 extern const nc_cli_option nc_cli_options[];
 extern const size_t nc_cli_option_count;
 
+/* The environment variables the programs (and the simulated CUDA runtime)
+ * read: README's and the man page's ENVIRONMENT come from here, and
+ * tests/e2e/generated.test fails when the source reads one not listed. */
+typedef struct nc_cli_env {
+  const char *name;
+  const char *help; /* `code` is set in bold on the man page */
+} nc_cli_env;
+
+extern const nc_cli_env nc_cli_environment[];
+extern const size_t nc_cli_environment_count;
+
 /* getopt_long's tables from nc_cli_options: longopts has count + 1
  * entries, shortopts room for 3 characters per option + 2. */
 void nc_cli_getopt_tables(struct option *longopts, char *shortopts);
@@ -37,5 +48,8 @@ void nc_cli_getopt_tables(struct option *longopts, char *shortopts);
 void nc_cli_print_help(FILE *out);
 void nc_cli_print_markdown(FILE *out);
 void nc_cli_print_man(FILE *out);
+/* The environment variables: README's table, the man page's ENVIRONMENT. */
+void nc_cli_print_environment_markdown(FILE *out);
+void nc_cli_print_environment_man(FILE *out);
 
 #endif

@@ -5,7 +5,7 @@
  * The harness loads it RTLD_GLOBAL before the plugin; its SONAME and
  * symbol version match the real runtime's, so a plugin linked against the
  * shared runtime binds to it. It offers NVE_CONFORM_SIM_DEVICES virtual
- * devices (default 4, as the harness), a current device per thread,
+ * devices (default NC_DEFAULT_SIM_DEVICES, as the harness), a current device per thread,
  * device memory the host cannot touch (the device view of an allocation
  * is an inaccessible mapping; copies go through a second mapping of the
  * same pages), streams and events (work completes at once), and the error
@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "nve_conform.h" /* NC_DEFAULT_SIM_DEVICES */
 
 typedef int cudaError_t;
 enum {
@@ -109,7 +111,7 @@ static int device_count(void)
   static int count;
   if (!count) {
     const char *env = getenv("NVE_CONFORM_SIM_DEVICES");
-    int n = env ? atoi(env) : 4;
+    int n = env ? atoi(env) : NC_DEFAULT_SIM_DEVICES;
     count = n < 1 ? 1 : n > MAX_DEVICES ? MAX_DEVICES : n;
   }
   return count;
