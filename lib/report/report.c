@@ -64,6 +64,19 @@ void nc_result_set_reason(nc_result *res, const char *fmt, ...)
   va_end(ap);
 }
 
+void nc_result_set_blocked(nc_result *res, const nc_rule_info *by, const char *why)
+{
+  res->verdict = NC_VERDICT_SKIP;
+  res->blocked = 1;
+  res->blocked_by = by;
+  free(res->blocked_why);
+  res->blocked_why = strdup(why ? why : "");
+  if (by)
+    nc_result_set_reason(res, "blocked by %s: %s", by->id, why ? why : "");
+  else
+    nc_result_set_reason(res, "blocked: %s", why ? why : "");
+}
+
 size_t nc_report_count(const nc_report *r, nc_verdict v)
 {
   size_t n = 0;
@@ -143,6 +156,7 @@ void nc_result_release(nc_result *res)
     free(res->frames[i]);
   free(res->frames);
   free(res->reason);
+  free(res->blocked_why);
   free(res->crash);
   free(res->output);
   free(res->reproduce);

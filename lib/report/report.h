@@ -53,6 +53,7 @@ typedef struct nc_result {
    * (a block no rule owns has blocked set and blocked_by NULL). */
   const nc_rule_info *blocked_by;
   int blocked;
+  char *blocked_why; /* the reason without its "blocked by" prefix */
   /* When every failure the case saw is a defect other rules own
    * (nc_fail_owned_by): the rules its first one may be charged to. The run
    * blocks the case on the first that failed on its own
@@ -113,6 +114,10 @@ void nc_result_add_evidence(nc_result *res, const char *level, const char *call,
                             const char *expected, const char *observed);
 void nc_result_set_reason(nc_result *res, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Makes res SKIP "blocked by BY: why" ("blocked: why" when no rule owns
+ * the block): the one place a block's reason is written, so that nothing
+ * needs to read it back (the owner is blocked_by, the detail blocked_why). */
+void nc_result_set_blocked(nc_result *res, const nc_rule_info *by, const char *why);
 size_t nc_report_count(const nc_report *r, nc_verdict v);
 /* Appends a cell to res's coverage (copies the strings). */
 void nc_result_add_cover(nc_result *res, const char *op, const char *dimension, const char *cls,

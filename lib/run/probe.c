@@ -55,34 +55,38 @@ void nc_probe_read(const nc_child_result *cr, const nc_config *cfg, nc_report *r
       free(r->cuda);
       r->cuda = nc_sanitized(v);
     } else if (strcmp(k, "blocker_rule") == 0) {
-      snprintf(ps->blocker_rule, sizeof(ps->blocker_rule), "%s", v);
+      int by = nc_rule_parse(v);
+      ps->blocker_rule = by >= 0 ? &nc_rule_defs[by].info : NULL;
     } else if (strcmp(k, "blocker_reason") == 0) {
       snprintf(ps->blocker, sizeof(ps->blocker), "the host refuses the plugin: %s", v);
     }
   }
   if (!settled || !ps->opened) {
     snprintf(ps->blocker, sizeof(ps->blocker), "the plugin does not load");
-    snprintf(ps->blocker_rule, sizeof(ps->blocker_rule), "%s", nc_rule_text(NC_PROBE_RULE));
+    ps->blocker_rule = &nc_rule_defs[NC_PROBE_RULE].info;
     ps->opened = ps->loaded = 0;
   } else if (!cr->ended && !ps->loaded) {
     char how[256];
     nc_child_describe_end(cr, cfg->timeout_s, how, sizeof(how));
     snprintf(ps->blocker, sizeof(ps->blocker), "loading the plugin %s in %s", how,
              phase[0] ? phase : "plugin code");
-    ps->blocker_rule[0] = '\0';
+    ps->blocker_rule = NULL;
   }
 }
 
 const char *nc_probe_blocked(nc_rule rule, const nc_config *cfg, const nc_probe_state *ps,
-                             const char **owner, char *buf, size_t buflen)
+                             int *blocked, const nc_rule_info **owner, char *buf,
+                             size_t buflen)
 {
   const nc_rule_def *def = &nc_rule_defs[rule];
-  *owner = NULL; /* not a block (the rule does not apply) */
+  *blocked = 0; /* not a block (the rule does not apply) */
+  *owner = NULL;
   if (rule == NC_PROBE_RULE)
     return NULL;
   if (!cfg->elf.loadable || (def->stage >= NC_STAGE_OPEN && !ps->opened)) {
-    *owner = nc_rule_text(NC_PROBE_RULE);
-    snprintf(buf, buflen, "blocked by %s: the plugin does not load", *owner);
+    *blocked = 1;
+    *owner = &nc_rule_defs[NC_PROBE_RULE].info;
+    snprintf(buf, buflen, "the plugin does not load");
     return buf;
   }
   if (ps->mode_known && ps->mode == NVE_PLUGIN_MODE_INTERNAL &&
@@ -93,11 +97,9 @@ const char *nc_probe_blocked(nc_rule rule, const nc_config *cfg, const nc_probe_
     return buf;
   }
   if (def->stage >= NC_STAGE_ACCEPTED && !ps->loaded) {
+    *blocked = 1;
     *owner = ps->blocker_rule;
-    if (*owner[0])
-      snprintf(buf, buflen, "blocked by %s: %s", *owner, ps->blocker);
-    else
-      snprintf(buf, buflen, "blocked: %s", ps->blocker);
+    snprintf(buf, buflen, "%s", ps->blocker);
     return buf;
   }
   return NULL;

@@ -16,7 +16,7 @@ typedef struct nc_probe_state {
   int loaded;
   int mode_known;
   int32_t mode;
-  char blocker_rule[16];
+  const nc_rule_info *blocker_rule; /* the rule whose failure blocker is, or NULL */
   char blocker[768];
 } nc_probe_state;
 
@@ -24,10 +24,12 @@ typedef struct nc_probe_state {
 void nc_probe_read(const nc_child_result *cr, const nc_config *cfg, nc_report *r,
                    nc_probe_state *ps);
 
-/* Why rule cannot run for this plugin, or NULL. Sets *owner to the rule
- * whose failure blocks it ("" when the block has no owner rule), or NULL
- * when the rule simply does not apply (internal mode). */
+/* Why rule cannot run for this plugin, or NULL. *blocked says whether that
+ * is a block (a failure kept it from running) rather than a rule that does
+ * not apply (internal mode); *owner is the rule whose failure it is, or
+ * NULL when no rule owns it. */
 const char *nc_probe_blocked(nc_rule rule, const nc_config *cfg, const nc_probe_state *ps,
-                             const char **owner, char *buf, size_t buflen);
+                             int *blocked, const nc_rule_info **owner, char *buf,
+                             size_t buflen);
 
 #endif

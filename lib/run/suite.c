@@ -473,38 +473,6 @@ static void run_jobs(run_state *rs, case_job *jobs, size_t n, int nthreads,
   free(order);
 }
 
-/* A case blocked by a rule that did not fail in this report (it was not
- * selected, or no rule owns the blocker) must not read as a clean skip. */
-static void unblocked_skips_are_errors(nc_report *r)
-{
-  for (size_t i = 0; i < r->nresults; i++) {
-    nc_result *res = &r->results[i];
-    if (res->verdict != NC_VERDICT_SKIP || !res->blocked)
-      continue;
-    const nc_result *owner = NULL;
-    for (size_t k = 0; k < r->nresults && res->blocked_by; k++)
-      if (r->results[k].rule == res->blocked_by)
-        owner = &r->results[k];
-    if (owner && (owner->verdict == NC_VERDICT_FAIL || owner->verdict == NC_VERDICT_WARN))
-      continue;
-    if (!owner) { /* not selected, or no rule owns the block */
-      res->verdict = NC_VERDICT_ERROR;
-      continue;
-    }
-    /* The owner held in its own case: the case saw something no rule has
-     * confirmed, and cannot decide. */
-    char *why = nc_strdupf("inconclusive: %s (%s passed in its own case)",
-                           res->reason + (strncmp(res->reason, "blocked by ", 11) == 0 ? 11 : 0),
-                           owner->rule->id);
-    res->blocked = 0;
-    res->blocked_by = NULL;
-    if (why) {
-      free(res->reason);
-      res->reason = why;
-    }
-  }
-}
-
 /* The caller's progress callbacks, called in rule order. */
 typedef struct progress {
   const nc_options *opt;
@@ -647,7 +615,7 @@ static nc_report *run(const nc_options *opt)
       ps.loaded = 0;
       snprintf(ps.blocker, sizeof(ps.blocker), "loading the plugin changed its file (%.500s): "
                "the cases would test another file than the one hashed", cfg.plugin_path);
-      snprintf(ps.blocker_rule, sizeof(ps.blocker_rule), "%s", nc_rule_text(NC_PROBE_RULE));
+      ps.blocker_rule = &nc_rule_defs[NC_PROBE_RULE].info;
       probe_res.verdict = NC_VERDICT_FAIL;
       nc_result_add_evidence(&probe_res, NC_LEVEL_FAIL, "dlopen (plugin constructors)",
                              "the plugin file unchanged during the run",
@@ -658,7 +626,7 @@ static nc_report *run(const nc_options *opt)
       ps.loaded = 0;
       snprintf(ps.blocker, sizeof(ps.blocker), "loading the plugin wrote to the harness's "
                "result channel");
-      snprintf(ps.blocker_rule, sizeof(ps.blocker_rule), "%s", nc_rule_text(NC_PROBE_RULE));
+      ps.blocker_rule = &nc_rule_defs[NC_PROBE_RULE].info;
     }
     nc_child_result_free(&probe_cr);
     hint_asan(&cfg, &probe_res);
@@ -683,19 +651,21 @@ static nc_report *run(const nc_options *opt)
     if (!res)
       break;
     char why[1024];
-    const char *owner; /* the rule named in a "blocked" reason */
+    int blocked;
+    const nc_rule_info *owner; /* whose failure blocks it */
     if (rule == NC_PROBE_RULE) {
       /* Reuse the probe's result: running the constructors again would only
        * repeat it (and a hang would cost a second timeout). */
       *res = probe_res;
       memset(&probe_res, 0, sizeof(probe_res));
       r->executed++;
-    } else if (nc_probe_blocked(rule, &cfg, &ps, &owner, why, sizeof(why))) {
-      res->verdict = NC_VERDICT_SKIP;
-      res->blocked = owner != NULL;
-      int by = owner ? nc_rule_parse(owner) : -1;
-      res->blocked_by = by >= 0 ? &nc_rule_defs[by].info : NULL;
-      nc_result_set_reason(res, "%s", why);
+    } else if (nc_probe_blocked(rule, &cfg, &ps, &blocked, &owner, why, sizeof(why))) {
+      if (blocked) {
+        nc_result_set_blocked(res, owner, why);
+      } else {
+        res->verdict = NC_VERDICT_SKIP;
+        nc_result_set_reason(res, "%s", why);
+      }
     } else {
       jobs[njobs].rule = rule;
       jobs[njobs].slot = r->nresults - 1;
@@ -716,7 +686,7 @@ static nc_report *run(const nc_options *opt)
   nc_observations_fold(&rs.observations, r);
   nc_observations_free(&rs.observations);
   nc_attribute_blocks(r);
-  unblocked_skips_are_errors(r);
+  nc_settle_unowned_blocks(r);
 
   if (!r->error && rs.have_waivers)
     nc_waivers_apply(&rs.waivers, r);

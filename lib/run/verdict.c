@@ -181,12 +181,8 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
     nc_result_set_reason(res, "%s: %s (expected %s)", e->call, e->observed, e->expected);
   } else if (blocked) {
     /* Another rule's defect kept the case from judging its own. */
-    res->verdict = NC_VERDICT_SKIP;
-    res->blocked = 1;
-    res->blocked_by = owner >= 0 ? &nc_rule_defs[owner].info : NULL;
     char *why = nc_sanitized(blocked);
-    nc_result_set_reason(res, "blocked by %s: %s", owner >= 0 ? nc_rule_defs[owner].info.id : "?",
-                         why ? why : "");
+    nc_result_set_blocked(res, owner >= 0 ? &nc_rule_defs[owner].info : NULL, why);
     free(why);
   } else if (nerror) {
     res->verdict = NC_VERDICT_ERROR;
@@ -391,20 +387,42 @@ void nc_attribute_blocks(nc_report *r)
     if (!o || o == res)
       continue; /* the owner holds: the defect shows only in this case */
     const nc_evidence *e = first_evidence(res, NC_LEVEL_FAIL);
-    char *why = nc_strdupf("blocked by %s: %s: %s (expected %s)", o->rule->id, e->call,
-                           e->observed, e->expected);
-    res->verdict = NC_VERDICT_SKIP;
-    res->blocked = 1;
-    res->blocked_by = o->rule;
-    if (why) {
-      free(res->reason);
-      res->reason = why;
-    }
+    char *why = nc_strdupf("%s: %s (expected %s)", e->call, e->observed, e->expected);
+    nc_result_set_blocked(res, o->rule, why);
+    free(why);
     char call[200];
     snprintf(call, sizeof(call), "seen during %s (%s)", res->rule->id, e->call);
     nc_result_add_evidence(o, NC_LEVEL_NOTE, call, e->expected, e->observed);
   }
   free(to);
+}
+
+/* A case blocked by a rule that did not fail in this report (it was not
+ * selected, or no rule owns the blocker) must not read as a clean skip. */
+void nc_settle_unowned_blocks(nc_report *r)
+{
+  for (size_t i = 0; i < r->nresults; i++) {
+    nc_result *res = &r->results[i];
+    if (res->verdict != NC_VERDICT_SKIP || !res->blocked)
+      continue;
+    const nc_result *owner = NULL;
+    for (size_t k = 0; k < r->nresults && res->blocked_by; k++)
+      if (r->results[k].rule == res->blocked_by)
+        owner = &r->results[k];
+    if (owner && (owner->verdict == NC_VERDICT_FAIL || owner->verdict == NC_VERDICT_WARN))
+      continue;
+    if (!owner) { /* not selected, or no rule owns the block */
+      res->verdict = NC_VERDICT_ERROR;
+      continue;
+    }
+    /* The owner held in its own case: the case saw something no rule has
+     * confirmed, and cannot decide. */
+    nc_result_set_reason(res, "inconclusive: %s: %s (%s passed in its own case)",
+                         owner->rule->id, res->blocked_why ? res->blocked_why : "",
+                         owner->rule->id);
+    res->blocked = 0;
+    res->blocked_by = NULL;
+  }
 }
 
 void nc_observations_free(nc_observations *obs)

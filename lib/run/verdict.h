@@ -36,6 +36,12 @@ typedef struct nc_observations {
  * owner gets a note of where else it showed. After every verdict and the
  * folded observations are in. */
 void nc_attribute_blocks(nc_report *r);
+/* Blocks that no failed rule of the report owns: a block by a rule that
+ * passed in its own case is inconclusive (a plain SKIP saying so), one by a
+ * rule not selected or by none is ERROR, never a clean skip. Reads only
+ * blocked and blocked_by, never the reason's text. After
+ * nc_attribute_blocks. */
+void nc_settle_unowned_blocks(nc_report *r);
 
 void nc_observations_take(nc_observations *obs, const nc_child_result *cr);
 /* Folds into each selected rule the violations seen in the cases of other

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Blocks as data: a SKIP "blocked by" carries its owner in blocked_by, and
+ * what becomes of it (kept, inconclusive, ERROR, or a failure charged to
+ * its owner) follows that field alone; a reason whose text names another
+ * rule changes nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_table.h"
+#include "report.h"
+#include "rules.h"
+#include "verdict.h"
+
+static const nc_rule_info *rule(nc_rule r) { return &nc_rule_defs[r].info; }
+
+/* A report of the given rules, each with the given verdict. */
+static nc_report *report_of(const nc_rule *rules, const nc_verdict *verdicts, size_t n)
+{
+  nc_report *r = nc_report_new();
+  assert_non_null(r);
+  for (size_t i = 0; i < n; i++) {
+    nc_result *res = nc_report_add(r, rule(rules[i]));
+    assert_non_null(res);
+    res->verdict = verdicts[i];
+    res->executed = 1;
+  }
+  return r;
+}
+
+static void test_set_blocked_writes_the_reason_once(void **state)
+{
+  (void)state;
+  nc_report *r = nc_report_new();
+  nc_result *res = nc_report_add(r, rule(NC_RULE_TBL_06));
+  res->verdict = NC_VERDICT_FAIL;
+  nc_result_set_blocked(res, rule(NC_RULE_TBL_02), "find: row 3 wrong");
+  assert_int_equal(res->verdict, NC_VERDICT_SKIP);
+  assert_int_equal(res->blocked, 1);
+  assert_ptr_equal(res->blocked_by, rule(NC_RULE_TBL_02));
+  assert_string_equal(res->blocked_why, "find: row 3 wrong");
+  char want[128];
+  snprintf(want, sizeof(want), "blocked by %s: find: row 3 wrong", rule(NC_RULE_TBL_02)->id);
+  assert_string_equal(res->reason, want);
+
+  nc_result_set_blocked(res, NULL, "loading the plugin timed out");
+  assert_null(res->blocked_by);
+  assert_string_equal(res->reason, "blocked: loading the plugin timed out");
+  assert_string_equal(res->blocked_why, "loading the plugin timed out");
+  nc_report_free(r);
+}
+
+static void test_block_by_a_failed_rule_stays(void **state)
+{
+  (void)state;
+  const nc_rule rules[] = {NC_RULE_TBL_02, NC_RULE_TBL_06};
+  const nc_verdict v[] = {NC_VERDICT_FAIL, NC_VERDICT_PASS};
+  nc_report *r = report_of(rules, v, 2);
+  nc_result_set_blocked(&r->results[1], rule(NC_RULE_TBL_02), "find: row 3 wrong");
+  nc_settle_unowned_blocks(r);
+  assert_int_equal(r->results[1].verdict, NC_VERDICT_SKIP);
+  assert_ptr_equal(r->results[1].blocked_by, rule(NC_RULE_TBL_02));
+  nc_report_free(r);
+}
+
+static void test_block_by_a_passed_rule_is_inconclusive(void **state)
+{
+  (void)state;
+  const nc_rule rules[] = {NC_RULE_TBL_02, NC_RULE_TBL_06};
+  const nc_verdict v[] = {NC_VERDICT_PASS, NC_VERDICT_PASS};
+  nc_report *r = report_of(rules, v, 2);
+  nc_result_set_blocked(&r->results[1], rule(NC_RULE_TBL_02), "find: row 3 wrong");
+  nc_settle_unowned_blocks(r);
+  const nc_result *res = &r->results[1];
+  assert_int_equal(res->verdict, NC_VERDICT_SKIP);
+  assert_int_equal(res->blocked, 0);
+  assert_null(res->blocked_by);
+  char want[160];
+  snprintf(want, sizeof(want), "inconclusive: %s: find: row 3 wrong (%s passed in its own case)",
+           rule(NC_RULE_TBL_02)->id, rule(NC_RULE_TBL_02)->id);
+  assert_string_equal(res->reason, want);
+  nc_report_free(r);
+}
+
+static void test_block_nobody_owns_is_an_error(void **state)
+{
+  (void)state;
+  const nc_rule rules[] = {NC_RULE_TBL_06, NC_RULE_TBL_07};
+  const nc_verdict v[] = {NC_VERDICT_PASS, NC_VERDICT_PASS};
+  nc_report *r = report_of(rules, v, 2);
+  nc_result_set_blocked(&r->results[0], NULL, "loading the plugin timed out");
+  /* the owner was not selected: nothing in this report failed it */
+  nc_result_set_blocked(&r->results[1], rule(NC_RULE_TBL_02), "find: row 3 wrong");
+  nc_settle_unowned_blocks(r);
+  assert_int_equal(r->results[0].verdict, NC_VERDICT_ERROR);
+  assert_int_equal(r->results[1].verdict, NC_VERDICT_ERROR);
+  nc_report_free(r);
+}
+
+/* The reason's text is never read: one naming a failed rule does not make
+ * a block, and a block's fate follows blocked_by whatever its text says. */
+static void test_reason_text_decides_nothing(void **state)
+{
+  (void)state;
+  const nc_rule rules[] = {NC_RULE_TBL_02, NC_RULE_TBL_06, NC_RULE_TBL_07, NC_RULE_TBL_08};
+  const nc_verdict v[] = {NC_VERDICT_FAIL, NC_VERDICT_PASS, NC_VERDICT_SKIP, NC_VERDICT_PASS};
+  nc_report *r = report_of(rules, v, 4);
+  char lie[64];
+  snprintf(lie, sizeof(lie), "blocked by %s: it says so", rule(NC_RULE_TBL_02)->id);
+  nc_result_set_reason(&r->results[2], "%s", lie); /* a plain SKIP */
+  nc_result_set_blocked(&r->results[3], rule(NC_RULE_TBL_06), "a row wrong");
+  nc_result_set_reason(&r->results[3], "%s", lie); /* the text names the failed rule */
+  nc_settle_unowned_blocks(r);
+  assert_int_equal(r->results[2].verdict, NC_VERDICT_SKIP);
+  assert_string_equal(r->results[2].reason, lie);
+  assert_int_equal(r->results[3].verdict, NC_VERDICT_SKIP);
+  assert_int_equal(r->results[3].blocked, 0); /* TBL-06 passed: inconclusive */
+  nc_report_free(r);
+}
+
+/* A failure a case charged to another rule (nc_fail_owned) becomes a block
+ * by that rule when it failed on its own, and the owner notes where else
+ * it showed; when the owner held, the failure stays the case's. */
+static void test_owned_failure_becomes_a_block(void **state)
+{
+  (void)state;
+  const nc_rule rules[] = {NC_RULE_TBL_02, NC_RULE_LIF_02, NC_RULE_TBL_08, NC_RULE_TBL_11};
+  const nc_verdict v[] = {NC_VERDICT_FAIL, NC_VERDICT_FAIL, NC_VERDICT_PASS, NC_VERDICT_FAIL};
+  nc_report *r = report_of(rules, v, 4);
+  for (size_t i = 1; i < 4; i += 2) {
+    nc_result *res = &r->results[i];
+    nc_result_add_evidence(res, NC_LEVEL_FAIL, "find (key 7)", "row 7 as stored", "zeros");
+    res->failure_owners[0] = rule(i == 1 ? NC_RULE_TBL_02 : NC_RULE_TBL_08);
+    res->nfailure_owners = 1;
+  }
+  size_t owner_evidence = r->results[0].nevidence;
+  nc_attribute_blocks(r);
+  nc_settle_unowned_blocks(r);
+
+  const nc_result *blocked = &r->results[1];
+  assert_int_equal(blocked->verdict, NC_VERDICT_SKIP);
+  assert_ptr_equal(blocked->blocked_by, rule(NC_RULE_TBL_02));
+  assert_string_equal(blocked->blocked_why, "find (key 7): zeros (expected row 7 as stored)");
+  assert_int_equal(r->results[0].verdict, NC_VERDICT_FAIL);
+  assert_int_equal(r->results[0].nevidence, owner_evidence + 1);
+  assert_string_equal(r->results[0].evidence[owner_evidence].level, NC_LEVEL_NOTE);
+
+  /* TBL-08 passed on its own and nothing proved the defect its: the case
+   * that saw it keeps its failure */
+  assert_int_equal(r->results[3].verdict, NC_VERDICT_FAIL);
+  assert_int_equal(r->results[3].blocked, 0);
+  nc_report_free(r);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_set_blocked_writes_the_reason_once),
+      cmocka_unit_test(test_block_by_a_failed_rule_stays),
+      cmocka_unit_test(test_block_by_a_passed_rule_is_inconclusive),
+      cmocka_unit_test(test_block_nobody_owns_is_an_error),
+      cmocka_unit_test(test_reason_text_decides_nothing),
+      cmocka_unit_test(test_owned_failure_becomes_a_block),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
