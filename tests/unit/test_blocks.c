@@ -55,14 +55,21 @@ static void test_set_blocked_writes_the_reason_once(void **state)
   nc_report_free(r);
 }
 
-static void test_block_by_a_failed_rule_stays(void **state)
+/* TBL-06 blocked by TBL-02, settled after TBL-02 got owner_verdict. */
+static nc_report *settled_block(nc_verdict owner_verdict)
 {
-  (void)state;
   const nc_rule rules[] = {NC_RULE_TBL_02, NC_RULE_TBL_06};
-  const nc_verdict v[] = {NC_VERDICT_FAIL, NC_VERDICT_PASS};
+  const nc_verdict v[] = {owner_verdict, NC_VERDICT_PASS};
   nc_report *r = report_of(rules, v, 2);
   nc_result_set_blocked(&r->results[1], rule(NC_RULE_TBL_02), "find: row 3 wrong");
   nc_settle_unowned_blocks(r);
+  return r;
+}
+
+static void test_block_by_a_failed_rule_stays(void **state)
+{
+  (void)state;
+  nc_report *r = settled_block(NC_VERDICT_FAIL);
   assert_int_equal(r->results[1].verdict, NC_VERDICT_SKIP);
   assert_ptr_equal(r->results[1].blocked_by, rule(NC_RULE_TBL_02));
   nc_report_free(r);
@@ -71,11 +78,7 @@ static void test_block_by_a_failed_rule_stays(void **state)
 static void test_block_by_a_passed_rule_is_inconclusive(void **state)
 {
   (void)state;
-  const nc_rule rules[] = {NC_RULE_TBL_02, NC_RULE_TBL_06};
-  const nc_verdict v[] = {NC_VERDICT_PASS, NC_VERDICT_PASS};
-  nc_report *r = report_of(rules, v, 2);
-  nc_result_set_blocked(&r->results[1], rule(NC_RULE_TBL_02), "find: row 3 wrong");
-  nc_settle_unowned_blocks(r);
+  nc_report *r = settled_block(NC_VERDICT_PASS);
   const nc_result *res = &r->results[1];
   assert_int_equal(res->verdict, NC_VERDICT_SKIP);
   assert_int_equal(res->blocked, 0);
