@@ -57,7 +57,7 @@ static int runtime_is_static(nc_case *c)
     return 0;
   if (strcmp(mine, theirs) != 0)
     return 0;
-  nc_skip(c, "the plugin links the CUDA runtime statically, so its calls bypass the simulated "
+  nc_untested(c, "the plugin links the CUDA runtime statically, so its calls bypass the simulated "
              "runtime: check it on a GPU (--cuda real, ci/gpu-check)");
   return 1;
 }
@@ -74,14 +74,18 @@ typedef struct decoys {
   int table_device;
 } decoys;
 
-/* Fills d for a check of a DEVICE table; -1 after skipping the case (no
- * runtime, a HOST table, DEV-01 failing, or, when decoys are needed, one
- * device). Without need, one device gives the table's own. */
-static int decoys_for(nc_case *c, int need, decoys *d)
+/* Fills d for a check of a table: the decoys, and the table's device (-1
+ * for a HOST table, whose bootstrap calls must leave the current device
+ * alone all the same). -1 after recording why not: no runtime to switch
+ * devices with, DEV-01 failing, a HOST table where device_only is set
+ * (DEV-07..09 concern device memory), or, when decoys are needed, one
+ * device. Without need, one device gives the table's own. */
+static int decoys_for(nc_case *c, int need, int device_only, decoys *d)
 {
   memset(d, 0, sizeof(*d));
   if (!nc_cuda_loaded()) {
-    nc_skip(c, "no CUDA runtime was loaded (--cuda off)");
+    nc_untested(c, "no CUDA runtime was loaded (--cuda off), so no decoy device can be made "
+                   "current: run with --cuda sim or on a GPU");
     return -1;
   }
   if (runtime_is_static(c))
@@ -94,23 +98,25 @@ static int decoys_for(nc_case *c, int need, decoys *d)
     nc_skip_blocked(c, NC_RULE_DEV_01, "the host rejects the table: %s", why);
     return -1;
   }
-  if (caps.location == NVE_BUFFER_LOCATION_HOST) {
-    nc_skip(c, "a HOST table (device -1): the device bootstrap rules concern DEVICE tables");
+  if (caps.location == NVE_BUFFER_LOCATION_HOST && device_only) {
+    nc_not_applicable(c, "a HOST table (device -1): the rule concerns device memory and the "
+                         "table's device");
     return -1;
   }
-  d->table_device = caps.device_id;
+  d->table_device = caps.device_id; /* -1 for a HOST table */
   int count = nc_cuda_device_count();
   for (int dev = 1; dev < count && d->n < MAX_DECOYS; dev++)
     if (dev != caps.device_id)
       d->device[d->n++] = dev;
-  if (d->n < 2 && caps.device_id != 0 && d->n < MAX_DECOYS)
+  if (d->n < 2 && caps.device_id > 0 && d->n < MAX_DECOYS)
     d->device[d->n++] = 0; /* a second decoy where only device 0 is left */
   if (d->n == 0) {
     if (!need) {
-      d->device[d->n++] = caps.device_id;
+      d->device[d->n++] = caps.device_id >= 0 ? caps.device_id : 0;
       return 0;
     }
-    nc_skip(c, "inconclusive: one device, so no decoy can be made current (try --cuda sim)");
+    nc_untested(c, "inconclusive: the runtime has one device, so no decoy other than device 0 "
+                   "can be made current (try --cuda sim)");
     return -1;
   }
   if (d->n < 2)
@@ -155,13 +161,13 @@ void nc_case_DEV_01(nc_case *c)
             caps.location == NVE_BUFFER_LOCATION_HOST ? "HOST" : "DEVICE", (int)caps.device_id,
             nc_cuda_describe());
   if (caps.location == NVE_BUFFER_LOCATION_DEVICE && !count)
-    nc_skip(c, "inconclusive: a DEVICE table and no CUDA runtime to count devices (--cuda off)");
+    nc_untested(c, "inconclusive: a DEVICE table and no CUDA runtime to count devices (--cuda off)");
 }
 
 void nc_case_DEV_02(nc_case *c)
 {
   decoys d;
-  if (decoys_for(c, 1, &d) != 0)
+  if (decoys_for(c, 1, 0, &d) != 0)
     return;
   for (int i = 0; i < d.n && make_current(c, d.device[i]) == 0; i++) {
     nve_ext_table_factory_t f;
@@ -176,7 +182,7 @@ void nc_case_DEV_03(nc_case *c)
 {
   decoys d;
   nve_ext_table_factory_t f;
-  if (decoys_for(c, 1, &d) != 0 || nc_create_factory(c, &f) != 0)
+  if (decoys_for(c, 1, 0, &d) != 0 || nc_create_factory(c, &f) != 0)
     return;
   for (int i = 0; i < d.n && make_current(c, d.device[i]) == 0; i++) {
     nve_ext_table_t t;
@@ -191,7 +197,7 @@ void nc_case_DEV_03(nc_case *c)
 void nc_case_DEV_04(nc_case *c)
 {
   decoys d;
-  if (decoys_for(c, 1, &d) != 0)
+  if (decoys_for(c, 1, 0, &d) != 0)
     return;
   for (int i = 0; i < d.n; i++) {
     nve_ext_table_factory_t f;
@@ -209,7 +215,7 @@ void nc_case_DEV_04(nc_case *c)
 void nc_case_DEV_05(nc_case *c)
 {
   decoys d;
-  if (decoys_for(c, 1, &d) != 0)
+  if (decoys_for(c, 1, 0, &d) != 0)
     return;
   for (int i = 0; i < d.n; i++) {
     nve_ext_table_factory_t f;
@@ -274,8 +280,8 @@ static void *read_caps(void *arg)
 
 void nc_case_DEV_06(nc_case *c)
 {
-  decoys d;
-  if (decoys_for(c, 0, &d) < 0)
+  /* Every table, HOST ones too: a host caches the capabilities. */
+  if (runtime_is_static(c))
     return;
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
@@ -351,14 +357,14 @@ static int buffers_make(nc_case *c, const nc_device_feed *feed, const nc_table_c
 {
   round_shape *sh = &b->shape;
   sh->key_size = caps->key_size;
-  sh->row = caps->max_row_size;
+  sh->row = nc_value_stride(c, caps);
   sh->dtype = caps->dtype;
   sh->keys = NC_TK_BUFFER_BYTES / (sh->row + 16) < ROUND_KEYS ? NC_TK_BUFFER_BYTES / (sh->row + 16)
                                                              : ROUND_KEYS;
   int64_t width = nc_dtype_width(sh->dtype);
   sh->update_size = width ? sh->row / width * width : 0;
   if (sh->keys < 1) {
-    nc_skip(c, "max_row_size is %lld bytes: more than the harness feeds", (long long)sh->row);
+    nc_untested(c, "max_row_size is %lld bytes: more than the harness feeds", (long long)sh->row);
     return -1;
   }
   unsigned char keys[ROUND_KEYS * 8];
@@ -463,7 +469,7 @@ typedef struct device_setup {
 static int setup_open(nc_case *c, device_setup *d)
 {
   memset(d, 0, sizeof(*d));
-  if (decoys_for(c, 0, &d->decoys) != 0 || nc_open_table(c, &d->f, &d->t) != 0)
+  if (decoys_for(c, 0, 1, &d->decoys) != 0 || nc_open_table(c, &d->f, &d->t) != 0)
     return -1;
   d->other = d->decoys.device[0];
   nc_table_caps caps;
@@ -534,8 +540,8 @@ void nc_case_DEV_08(nc_case *c)
 {
   if (!nc_cuda_simulated()) {
     decoys d;
-    if (decoys_for(c, 0, &d) >= 0)
-      nc_skip(c, "the real runtime does not report which device each allocation and copy used; "
+    if (decoys_for(c, 0, 1, &d) >= 0)
+      nc_untested(c, "the real runtime does not report which device each allocation and copy used; "
                  "the simulation does (--cuda sim)");
     return;
   }
@@ -582,7 +588,7 @@ void nc_case_DEV_09(nc_case *c)
   for (int i = 0; i < d.decoys.n && !failed; i++)
     failed = device_round(c, &d.t, d.device, d.decoys.device[i], &d.b, 0, &hits);
   if (nc_cuda_unsupported_calls() > launches) {
-    nc_skip(c, "the table launches kernels, which the simulated runtime cannot run: check it on "
+    nc_untested(c, "the table launches kernels, which the simulated runtime cannot run: check it on "
                "a GPU (--cuda real, ci/gpu-check)");
     setup_close(&d);
     return;

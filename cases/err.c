@@ -3,10 +3,12 @@
  * own.c). Failures are provoked with calls a conforming table must or may
  * reject, and with configs produce must reject. */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "threads.h"
 #include "calls.h"
 #include "cases.h"
@@ -24,19 +26,38 @@
 
 /* ---- provoking failures --------------------------------------------------------- */
 
+/* A produce call that should fail: a config, and the allocation of the
+ * call to fail (0: none). */
+typedef struct produce_call {
+  char label[160];
+  const char *json;
+  long alloc_k;
+} produce_call;
+
+#define MAX_PRODUCE_CALLS 16
+typedef struct produce_calls {
+  produce_call call[MAX_PRODUCE_CALLS];
+  int n;
+} produce_calls;
+
 typedef struct subject {
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
-  int64_t key_size, row;
+  int64_t key_size, row; /* row: what the harness writes (nc_value_stride) */
+  int64_t max_row;       /* what the table declares */
   unsigned char key[8];
   float *values; /* room for a row and a bit more */
   nc_device_feed feed;
   void *dkey, *dvalues; /* what calls pass: device copies for a DEVICE table */
+  produce_calls produce; /* ERR-04's failing produce calls (factory_calls) */
 } subject;
 
 static void close_subject(subject *s)
 {
-  nc_close_table(&s->f, &s->t);
+  if (s->t.ops)
+    nc_call_table_destroy(&s->t);
+  if (s->f.ops)
+    nc_call_factory_destroy(&s->f);
   if (s->feed.device >= 0) {
     nc_feed_free(s->dkey);
     nc_feed_free(s->dvalues);
@@ -52,7 +73,10 @@ static int open_subject(nc_case *c, subject *s)
   if (nc_open_table(c, &s->f, &s->t) != 0)
     return -1;
   s->key_size = nc_call_key_size(&s->t);
-  s->row = nc_call_max_row_size(&s->t);
+  s->max_row = nc_call_max_row_size(&s->t);
+  nc_table_caps caps;
+  nc_call_capabilities(&s->t, &caps);
+  s->row = s->max_row > 0 ? nc_value_stride(c, &caps) : 0;
   if (s->row <= 0 || s->row > (1 << 20) || (s->key_size != 4 && s->key_size != 8)) {
     nc_skip_blocked(c, NC_RULE_TBL_01, "the table's key size or row size is unusable");
     nc_close_table(&s->f, &s->t);
@@ -108,6 +132,9 @@ static void find_one(subject *s)
 
 enum { N_TABLE_PROVOCATIONS = 6, N_FACTORY_PROVOCATIONS = 4 };
 
+/* What provoke_table returns for a call it did not make. */
+#define NOT_SENT ((nve_status_t)-1000)
+
 static const char *const table_provocations[N_TABLE_PROVOCATIONS] = {
     "insert with value_size above max_row_size",
     "update with value_size above max_row_size",
@@ -118,8 +145,10 @@ static const char *const table_provocations[N_TABLE_PROVOCATIONS] = {
 
 static nve_status_t provoke_table(subject *s, int which)
 {
-  int64_t big = s->row + 4;
+  int64_t big = s->max_row + 4;
   nc_feed_enter(&s->feed);
+  if (which < 2 && big > s->row + 64)
+    return NOT_SENT; /* a row past max_row_size would not fit the buffers */
   switch (which) {
   case 0: return nc_call_insert(&s->t, 1, s->dkey, big, big, s->dvalues);
   case 1: return nc_call_update(&s->t, 1, s->dkey, big, big, s->dvalues);
@@ -135,11 +164,73 @@ static nve_status_t provoke_table(subject *s, int which)
 static const char *const factory_provocations[N_FACTORY_PROVOCATIONS] = {
     "this is not JSON", "{\"max_row_size\": \"many\"}", "{", "[1, 2]"};
 
-static nve_status_t provoke_factory(subject *s, int which, const char *extra)
+static void add_produce_call(produce_calls *p, const char *json, long alloc_k, const char *fmt,
+                             ...) __attribute__((format(printf, 4, 5)));
+static void add_produce_call(produce_calls *p, const char *json, long alloc_k, const char *fmt,
+                             ...)
 {
+  if (p->n == MAX_PRODUCE_CALLS || !json)
+    return;
+  produce_call *call = &p->call[p->n++];
+  call->json = json;
+  call->alloc_k = alloc_k;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(call->label, sizeof(call->label), fmt, ap);
+  va_end(ap);
+}
+
+/* Every produce the run makes fail (ERR-04): the invalid configs, the
+ * profile's failing table configs, the run's own table config when it is
+ * refused, and the run's config with one of its allocations failing at
+ * the points where the allocation-failure sweep saw produce fail with a
+ * message (the sweep is shared with the OWN cases and cached per run). */
+static void factory_calls(nc_case *c, nc_refusal refused, produce_calls *p)
+{
+  memset(p, 0, sizeof(*p));
+  for (int i = 0; i < N_FACTORY_PROVOCATIONS; i++)
+    add_produce_call(p, factory_provocations[i], 0, "produce with config %s",
+                     factory_provocations[i]);
+  for (size_t i = 0; i < c->cfg->failing_count; i++)
+    if (c->cfg->failing[i].target == 1)
+      add_produce_call(p, c->cfg->failing[i].json, 0, "produce with the profile's failing config "
+                       "%.60s", c->cfg->failing[i].json);
+  if (refused == NC_REFUSAL_PRODUCE)
+    add_produce_call(p, c->cfg->table_config, 0, "produce with the run's config %.60s (refused)",
+                     c->cfg->table_config);
+  nc_sweep sweep;
+  if (!nc_alloc_available() || refused != NC_REFUSAL_NONE ||
+      nc_sweep_run(c, NC_TARGET_PRODUCE, &sweep) != 0)
+    return;
+  char seen[4][160];
+  int distinct = 0;
+  for (size_t k = 0; k < sweep.n && distinct < 4; k++) {
+    const nc_call_outcome *o = &sweep.steps[k];
+    if (!o->completed || !o->fired || o->status == NVE_SUCCESS || !o->message[0])
+      continue;
+    int again = 0;
+    for (int d = 0; d < distinct; d++)
+      again |= strcmp(seen[d], o->message) == 0;
+    if (again)
+      continue;
+    snprintf(seen[distinct++], sizeof(seen[0]), "%s", o->message);
+    add_produce_call(p, c->cfg->table_config, o->k, "produce with allocation %ld failing", o->k);
+  }
+  nc_sweep_free(&sweep);
+}
+
+static nve_status_t provoke_factory(subject *s, int which)
+{
+  const produce_call *call = &s->produce.call[which];
   nve_ext_table_t t;
-  const char *json = which < N_FACTORY_PROVOCATIONS ? factory_provocations[which] : extra;
-  nve_status_t st = nc_call_produce(&s->f, 2, json, &t);
+  if (call->alloc_k) {
+    nc_alloc_warm_tls(); /* the loader's first touch of TLS must not be the one that fails */
+    nc_alloc_reset();
+    nc_alloc_arm(call->alloc_k, 0);
+  }
+  nve_status_t st = nc_call_produce(&s->f, 2, call->json, &t);
+  if (call->alloc_k)
+    nc_alloc_arm(0, 0);
   if (st == NVE_SUCCESS && t.ops && t.ops->destroy)
     nc_call_table_destroy(&t);
   return st;
@@ -174,20 +265,33 @@ static long check_message(nc_case *c, const char *what, nve_status_t status, con
 
 void nc_case_ERR_01(nc_case *c)
 {
-  subject s;
-  if (open_subject(c, &s) != 0)
-    return;
-  for (int i = 0; i < N_TABLE_PROVOCATIONS; i++)
-    provoke_table(&s, i);
-  for (int i = 0; i < N_FACTORY_PROVOCATIONS; i++)
-    provoke_factory(&s, i, NULL);
-  nc_workload_result w;
-  nc_workload_run(c, &s.t, &w);
-  close_subject(&s);
+  /* A refused config is judged too: its status is one the wrappers see. */
+  nc_refusal refused = nc_config_refusal(c);
+  if (refused == NC_REFUSAL_NONE) {
+    subject s;
+    if (open_subject(c, &s) != 0)
+      return;
+    for (int i = 0; i < N_TABLE_PROVOCATIONS; i++)
+      provoke_table(&s, i);
+    factory_calls(c, refused, &s.produce);
+    for (int i = 0; i < s.produce.n; i++)
+      if (!s.produce.call[i].alloc_k)
+        provoke_factory(&s, i);
+    nc_workload_result w;
+    nc_workload_run(c, &s.t, &w);
+    close_subject(&s);
+  } else {
+    nc_note(c, refused == NC_REFUSAL_CREATION ? "creation with the run's config"
+                                              : "produce with the run's config",
+            "accepted", "refused: the statuses of that call and of the malformed configs' calls "
+            "are judged; no table could be made for the rest");
+  }
   /* Creation and produce with malformed configs, each in a child of its
    * own (a crash there is ERR-05's); the statuses they return come back
    * as evidence. The OWN cases share these calls (cached per run). */
   for (int target = NC_TARGET_CREATE; target <= NC_TARGET_PRODUCE; target++) {
+    if (target == NC_TARGET_PRODUCE && refused == NC_REFUSAL_CREATION)
+      break; /* no factory to produce with */
     nc_sweep calls;
     if (nc_config_calls_run(c, (nc_target)target, &calls) == 0)
       nc_sweep_free(&calls);
@@ -207,14 +311,14 @@ void nc_case_ERR_02(nc_case *c)
   char copy[MESSAGE_BOUND];
   for (int i = 0; i < N_TABLE_PROVOCATIONS; i++) {
     nve_status_t st = provoke_table(&s, i);
-    if (st == NVE_SUCCESS)
+    if (st == NVE_SUCCESS || st == NOT_SENT)
       continue;
     failures++;
     check_message(c, table_provocations[i], st, table_error(&s), copy);
   }
   close_subject(&s);
   if (!failures)
-    nc_skip(c, "inconclusive: none of the calls a table may reject failed (%s, ...); declare "
+    nc_untested(c, "inconclusive: none of the calls a table may reject failed (%s, ...); declare "
                "failing calls in a profile",
             table_provocations[0]);
 }
@@ -231,29 +335,9 @@ typedef struct duel {
   char problem[512];
 } duel;
 
-/* Factory provocation i: the built-in invalid configs, then the table
- * configs the profile declares failing. */
-static const char *factory_extra(nc_case *c, int which)
-{
-  int k = which - N_FACTORY_PROVOCATIONS;
-  for (size_t i = 0; i < c->cfg->failing_count; i++)
-    if (c->cfg->failing[i].target == 1 && k-- == 0)
-      return c->cfg->failing[i].json;
-  return NULL;
-}
-
-static int factory_provocation_count(nc_case *c)
-{
-  int n = N_FACTORY_PROVOCATIONS;
-  for (size_t i = 0; i < c->cfg->failing_count; i++)
-    n += c->cfg->failing[i].target == 1;
-  return n;
-}
-
 static nve_status_t provoke(duel *d, int which)
 {
-  return d->factory ? provoke_factory(d->s, which, factory_extra(d->c, which))
-                    : provoke_table(d->s, which);
+  return d->factory ? provoke_factory(d->s, which) : provoke_table(d->s, which);
 }
 
 static const char *last_error_of(duel *d) { return d->factory ? factory_error(d->s) : table_error(d->s); }
@@ -319,15 +403,24 @@ static int thread_a(duel *d)
   return bad ? -1 : 0;
 }
 
-/* Picks two provocations that fail with different messages; -1 if none. */
+/* Picks two provocations that fail with different messages; -1 if none,
+ * after saying what each one tried did. */
 static int pick_two(nc_case *c, duel *d, int count, const char *(*name)(duel *, int))
 {
-  char first[MESSAGE_BOUND] = "", msg[MESSAGE_BOUND];
+  char first[MESSAGE_BOUND] = "", msg[MESSAGE_BOUND], tried[900] = "";
+  size_t at = 0;
   int have_first = -1;
   for (int i = 0; i < count; i++) {
-    if (provoke(d, i) == NVE_SUCCESS)
-      continue;
-    if (nc_read_plugin_string(last_error_of(d), msg, sizeof(msg)) <= 0)
+    nve_status_t st = provoke(d, i);
+    int failed = st != NVE_SUCCESS && st != NOT_SENT;
+    long len = failed ? nc_read_plugin_string(last_error_of(d), msg, sizeof(msg)) : 0;
+    if (at < sizeof(tried))
+      at += (size_t)snprintf(tried + at, sizeof(tried) - at, "%s%s: %s", at ? "; " : "",
+                             name(d, i), st == NOT_SENT ? "not sent (rows too wide)"
+                                         : !failed      ? "accepted"
+                                         : len > 0      ? msg
+                                                        : "failed without a message");
+    if (!failed || len <= 0)
       continue;
     if (have_first < 0) {
       have_first = i;
@@ -340,32 +433,30 @@ static int pick_two(nc_case *c, duel *d, int count, const char *(*name)(duel *, 
       return 0;
     }
   }
-  nc_skip(c, "inconclusive: %s; declare failing calls in a profile",
-          have_first < 0 ? "no failure with a message could be provoked"
-                         : "every provoked failure gave the same message, so a shared buffer "
-                           "would go unnoticed");
+  nc_note(c, "the failures provoked", "two failures with different messages", "%s", tried);
+  nc_untested(c, "inconclusive: %s (%d calls tried; the evidence lists each); declare failing "
+                 "calls in a profile",
+              have_first < 0 ? "no failure with a message could be provoked"
+                             : "every provoked failure gave the same message, so a shared "
+                               "buffer would go unnoticed",
+              count);
   return -1;
 }
 
 static const char *provocation_name(duel *d, int which)
 {
-  if (!d->factory)
-    return table_provocations[which];
-  return which < N_FACTORY_PROVOCATIONS ? factory_provocations[which] : "a failing config from the profile";
+  return d->factory ? d->s->produce.call[which].label : table_provocations[which];
 }
 
-static void run_duel(nc_case *c, int factory)
+/* The two-thread check on s (opened, produce calls made). */
+static void duel_on(nc_case *c, subject *s, int factory)
 {
-  subject s;
-  if (open_subject(c, &s) != 0)
-    return;
   duel d;
   memset(&d, 0, sizeof(d));
   d.c = c;
-  d.s = &s;
+  d.s = s;
   d.factory = factory;
-  if (pick_two(c, &d, factory ? factory_provocation_count(c) : N_TABLE_PROVOCATIONS,
-               provocation_name) == 0) {
+  if (pick_two(c, &d, factory ? s->produce.n : N_TABLE_PROVOCATIONS, provocation_name) == 0) {
     pthread_barrier_init(&d.step, NULL, 2);
     pthread_t b;
     if (nc_thread_create(&b, thread_b, &d) != 0) {
@@ -382,35 +473,49 @@ static void run_duel(nc_case *c, int factory)
     }
     pthread_barrier_destroy(&d.step);
   }
-  close_subject(&s);
 }
 
-void nc_case_ERR_03(nc_case *c) { run_duel(c, 0); }
-
-void nc_case_ERR_04(nc_case *c)
+void nc_case_ERR_03(nc_case *c)
 {
-  /* ERR-02 for produce first: the factory's last_error after a failure. */
   subject s;
   if (open_subject(c, &s) != 0)
     return;
-  char copy[MESSAGE_BOUND];
-  int failures = 0;
-  for (int i = 0; i < factory_provocation_count(c); i++) {
-    nve_status_t st = provoke_factory(&s, i, factory_extra(c, i));
-    if (st == NVE_SUCCESS)
-      continue;
-    failures++;
-    char what[96];
-    snprintf(what, sizeof(what), "produce with config %.60s",
-             i < N_FACTORY_PROVOCATIONS ? factory_provocations[i] : factory_extra(c, i));
-    check_message(c, what, st, factory_error(&s), copy);
-  }
+  duel_on(c, &s, 0);
   close_subject(&s);
+}
+
+void nc_case_ERR_04(nc_case *c)
+{
+  /* Only a factory is needed: a refused table config is one more failing
+   * produce to judge. */
+  nc_refusal refused = nc_config_refusal(c);
+  subject s;
+  memset(&s, 0, sizeof(s));
+  s.feed.device = -1;
+  if (refused == NC_REFUSAL_NONE ? open_subject(c, &s) != 0 : nc_create_factory(c, &s.f) != 0)
+    return;
+  factory_calls(c, refused, &s.produce);
+  /* ERR-02 for produce first: the factory's last_error after a failure. */
+  char copy[MESSAGE_BOUND], tried[900] = "";
+  size_t at = 0;
+  int failures = 0;
+  for (int i = 0; i < s.produce.n; i++) {
+    nve_status_t st = provoke_factory(&s, i);
+    if (st == NVE_SUCCESS) {
+      if (at < sizeof(tried))
+        at += (size_t)snprintf(tried + at, sizeof(tried) - at, "%s%s", at ? "; " : "",
+                               s.produce.call[i].label);
+      continue;
+    }
+    failures++;
+    check_message(c, s.produce.call[i].label, st, factory_error(&s), copy);
+  }
   if (failures)
-    run_duel(c, 1);
+    duel_on(c, &s, 1);
   else
-    nc_skip(c, "inconclusive: produce accepted every invalid config; declare failing table "
-               "configs in a profile");
+    nc_untested(c, "inconclusive: every failing produce the run could provoke succeeded (%s); "
+                   "declare failing table configs in a profile", tried);
+  close_subject(&s);
 }
 
 /* ---- ERR-06: a failing host service ---------------------------------------------- */
@@ -583,7 +688,7 @@ void nc_case_ERR_06(nc_case *c)
               "of a run without the failure", calls, services[i]);
   }
   if (!used)
-    nc_skip(c, "not applicable: the plugin called no host service during its ops");
+    nc_not_applicable(c, "the plugin called no host service during its ops");
 out:
   free(keys);
   free(hits);

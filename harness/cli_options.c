@@ -51,7 +51,9 @@ const nc_cli_option nc_cli_options[] = {
     {"timeout", OPT_TIMEOUT, "SEC", DRIVING,
      "The time a case may stay silent, 0.1 to 86400 (default " NUMBER(
          NC_DEFAULT_TIMEOUT_S) "); the environment variable NVE_CONFORM_TIMEOUT_MULTIPLIER "
-                               "scales it."},
+                               "scales it, and a loaded machine stretches it by its load "
+                               "(the 1-minute load average per CPU, up to x20) before a "
+                               "silence counts as a hang."},
     {"cuda", OPT_CUDA, "MODE", DRIVING,
      "The CUDA runtime the cases load before the plugin: auto (default: the real runtime when "
      "it sees a device, else the simulated one), real (exit 2 without a device), sim or off."},

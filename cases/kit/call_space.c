@@ -65,9 +65,7 @@ static const char *class_name(nc_space_dim d, int i, char *buf, size_t len)
 
 const char *nc_space_op_name(nc_space_op op)
 {
-  static const char *const names[NC_SPACE_OPS] = {"insert", "update", "update_accumulate",
-                                                  "erase"};
-  return op >= 0 && op < NC_SPACE_OPS ? names[op] : "?";
+  return op >= 0 && op < NC_SPACE_OPS ? nc_swept_ops[op].name : "?";
 }
 
 /* Which class of each dimension round r uses: every class of each comes
@@ -187,7 +185,18 @@ static int64_t fill(nc_tk *k, int64_t count, uint64_t *s, nc_space_coverage *cov
  * (the buffers are plain host memory). */
 static int failing_possible(const nc_tk *k, nc_space_op op)
 {
-  return op != NC_SPACE_ERASE && k->caps.location == NVE_BUFFER_LOCATION_HOST;
+  return op != NC_SPACE_ERASE && k->caps.location == NVE_BUFFER_LOCATION_HOST &&
+         k->caps.max_row_size <= NC_TK_ROW_MAX;
+}
+
+/* Why not, for the coverage. */
+static void failing_impossible_why(const nc_tk *k, char *out, size_t len)
+{
+  if (k->caps.location != NVE_BUFFER_LOCATION_HOST)
+    snprintf(out, len, "host tables only (the oversized rows are host memory)");
+  else
+    snprintf(out, len, "max_row_size is %lld bytes: a row past it does not fit the harness's "
+             "buffers (%d MiB)", (long long)k->caps.max_row_size, NC_TK_ROW_MAX >> 20);
 }
 
 /* That call; a refusal must leave a message on this thread (ERR-02's, at
@@ -365,6 +374,8 @@ void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
   cov->cap = nc_tk_batch(k0, nc_space_batches[NC_SPACE_BATCHES - 1]);
   cov->row = k0->stride;
   cov->failing_possible = failing_possible(k0, op);
+  if (!cov->failing_possible)
+    failing_impossible_why(k0, cov->failing_why, sizeof(cov->failing_why));
   if (op == NC_SPACE_ACCUMULATE && !nc_tk_update_size(k0, k0->caps.dtype, 0)) {
     snprintf(cov->whole_op, sizeof(cov->whole_op), "no update_size is a multiple of the table's "
              "%s element and fits its %lld-byte row",
@@ -457,7 +468,7 @@ static const char *state_of(const nc_space_coverage *cov, nc_space_dim d, int i,
   if (cov->whole_op[0]) {
     snprintf(out, len, "%s", cov->whole_op);
   } else if (d == NC_DIM_FAILING && !cov->failing_possible) {
-    snprintf(out, len, "host tables only (the oversized rows are host memory)");
+    snprintf(out, len, "%s", cov->failing_why);
   } else if (batch && nc_space_batches[i] == 0) {
     snprintf(out, len, "the case of n == 0 makes every op with it");
     *by = nc_rule_defs[NC_RULE_TBL_10].info.id;

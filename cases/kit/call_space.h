@@ -24,7 +24,7 @@ typedef enum {
   NC_SPACE_UPDATE,
   NC_SPACE_ACCUMULATE, /* in the table's own element type */
   NC_SPACE_ERASE,
-  NC_SPACE_OPS
+  NC_SPACE_OPS /* as many as lib/rules/rules.h's NC_SWEPT_OPS names */
 } nc_space_op;
 
 /* Batch sizes: empty, one, a few, around a 64-bit mask word, both sides of
@@ -107,6 +107,7 @@ typedef struct nc_space_coverage {
   unsigned char ran[NC_DIMS][NC_SPACE_BATCHES]; /* [dimension][class] */
   int thinned;          /* wide rows: large batches ran at one depth each */
   int failing_possible; /* the op has a refusal to provoke, on this table */
+  char failing_why[160]; /* why not, when it has none */
   char whole_op[200];   /* why the op did not run at all, or "" */
 } nc_space_coverage;
 

@@ -15,41 +15,89 @@
 #include "table_kit.h"
 #include "violations.h"
 
-int nc_create_factory(nc_case *c, nve_ext_table_factory_t *f)
+/* Creation with the run's config, and its message on failure. */
+static nve_status_t create_quietly(nc_case *c, nve_ext_table_factory_t *f, char *msg, size_t len)
 {
   memset(f, 0, sizeof(*f));
   const char *err = NULL;
+  msg[0] = '\0';
   nve_status_t s = nc_call_create_factory(c->plugin, c->cfg->factory_config, f, &err);
+  if (s != NVE_SUCCESS && err)
+    nc_read_plugin_string(err, msg, len);
+  return s;
+}
+
+static nve_status_t produce_quietly(nc_case *c, const nve_ext_table_factory_t *f,
+                                    nve_ext_table_t *t, char *msg, size_t len)
+{
+  memset(t, 0, sizeof(*t));
+  msg[0] = '\0';
+  nve_status_t s = nc_call_produce(f, 1, c->cfg->table_config, t);
+  if (s != NVE_SUCCESS)
+    nc_read_plugin_string(nc_call_factory_last_error(f), msg, len);
+  return s;
+}
+
+int nc_create_factory(nc_case *c, nve_ext_table_factory_t *f)
+{
+  char msg[512];
+  nve_status_t s = create_quietly(c, f, msg, sizeof(msg));
   if (s == NVE_SUCCESS)
     return 0;
-  char msg[512] = "";
-  if (err)
-    nc_read_plugin_string(err, msg, sizeof(msg));
-  nc_harness_error(c,
-                   "factory creation with config %s failed (status %d: %s); give a config "
-                   "the plugin accepts with --factory-config",
-                   c->cfg->factory_config, (int)s, msg);
+  nc_refused(c, NC_REFUSED_CREATION, c->cfg->factory_config, (int)s, msg);
   return -1;
 }
 
 int nc_produce_table(nc_case *c, const nve_ext_table_factory_t *f, nve_ext_table_t *t)
 {
-  memset(t, 0, sizeof(*t));
-  nve_status_t s = nc_call_produce(f, 1, c->cfg->table_config, t);
+  char msg[512];
+  nve_status_t s = produce_quietly(c, f, t, msg, sizeof(msg));
   if (s == NVE_SUCCESS)
     return 0;
-  char msg[512] = "";
-  nc_read_plugin_string(nc_call_factory_last_error(f), msg, sizeof(msg));
-  nc_harness_error(c,
-                   "produce with config %s failed (status %d: %s); give a config the plugin "
-                   "accepts with --table-config",
-                   c->cfg->table_config, (int)s, msg);
+  nc_refused(c, NC_REFUSED_PRODUCE, c->cfg->table_config, (int)s, msg);
   return -1;
+}
+
+nc_refusal nc_config_refusal(nc_case *c)
+{
+  nve_ext_table_factory_t f;
+  nve_ext_table_t t;
+  char msg[512];
+  if (create_quietly(c, &f, msg, sizeof(msg)) != NVE_SUCCESS) {
+    /* A failed creation may leave a handle (OWN-01/02 judge that); the
+     * host would not destroy it. */
+    return NC_REFUSAL_CREATION;
+  }
+  nc_refusal r = NC_REFUSAL_NONE;
+  if (!nc_handle_usable(f.self, f.ops, sizeof(nve_ext_table_factory_ops_t), NC_FACTORY_OPS_FNS))
+    return r; /* VER-03's business: the cases say so */
+  if (produce_quietly(c, &f, &t, msg, sizeof(msg)) != NVE_SUCCESS)
+    r = NC_REFUSAL_PRODUCE;
+  else if (nc_handle_usable(t.self, t.ops, sizeof(nve_ext_table_ops_t), NC_TABLE_OPS_FNS))
+    nc_call_table_destroy(&t);
+  nc_call_factory_destroy(&f);
+  return r;
 }
 
 int64_t nc_value_size(const nc_case *c, const nc_table_caps *caps)
 {
-  return c->cfg->row_size > 0 ? c->cfg->row_size : caps->max_row_size;
+  if (c->cfg->row_size > 0)
+    return c->cfg->row_size;
+  return caps->max_row_size > NC_TK_ROW_MAX ? NC_WIDE_ROW_WRITTEN : caps->max_row_size;
+}
+
+int64_t nc_value_stride(const nc_case *c, const nc_table_caps *caps)
+{
+  return caps->max_row_size > NC_TK_ROW_MAX ? nc_value_size(c, caps) : caps->max_row_size;
+}
+
+void nc_note_wide_rows(nc_case *c, const nc_table_caps *caps)
+{
+  if (caps->max_row_size > NC_TK_ROW_MAX)
+    nc_note(c, "max_row_size", "rows the harness can feed (at most 64 MiB)",
+            "%lld bytes: rows of %lld bytes are written instead, with strides of the row, as a "
+            "caller may (the contract lets rows be shorter than max_row_size)",
+            (long long)caps->max_row_size, (long long)nc_value_size(c, caps));
 }
 
 /* Where the table differs from what the profile declares, or NULL. */
@@ -59,7 +107,7 @@ static const char *profile_mismatch(const nc_case *c, const nc_table_caps *caps,
   if (c->cfg->key_size && c->cfg->key_size != caps->key_size)
     snprintf(buf, len, "the profile declares key_size %d and the table reports %lld",
              c->cfg->key_size, (long long)caps->key_size);
-  else if (c->cfg->row_size > caps->max_row_size)
+  else if (c->cfg->row_size > 0 && caps->max_row_size > 0 && c->cfg->row_size > caps->max_row_size)
     snprintf(buf, len, "the profile's row_size %d is more than the table's max_row_size %lld",
              c->cfg->row_size, (long long)caps->max_row_size);
   else
@@ -93,7 +141,7 @@ int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t)
   }
   /* A DEVICE table takes device buffers only (cases/device_feed.h). */
   if (!nc_cuda_loaded() && caps.location == NVE_BUFFER_LOCATION_DEVICE) {
-    nc_skip(c, "a DEVICE table needs device buffers, and no CUDA runtime was loaded (--cuda off)");
+    nc_untested(c, "a DEVICE table needs device buffers, and no CUDA runtime was loaded (--cuda off)");
     nc_close_table(f, t);
     return -1;
   }
@@ -341,18 +389,11 @@ void nc_workload_run(nc_case *c, const nve_ext_table_t *t, nc_workload_result *o
   nc_table_caps caps;
   nc_call_capabilities(t, &caps);
   w.key_size = caps.key_size;
-  w.stride = caps.max_row_size;
+  w.stride = nc_value_stride(c, &caps);
   w.row = nc_value_size(c, &caps);
   w.dtype = caps.dtype;
   w.batch = nc_batch_for_rows(w.stride, BATCH);
-  if (w.batch < 1 || w.stride > NC_TK_ROW_MAX) {
-    nc_skip(c, "max_row_size is %lld bytes: more than the harness feeds (%d MiB per row)",
-            (long long)w.stride, NC_TK_ROW_MAX >> 20);
-    out->status = NVE_ERROR_INVALID_ARGUMENT;
-    out->harness = 1;
-    snprintf(out->failed_op, sizeof(out->failed_op), "harness: row too wide");
-    return;
-  }
+  nc_note_wide_rows(c, &caps);
   if (nc_feed_begin_for(c, t, &w.feed) != 0) {
     out->status = NVE_ERROR_RUNTIME;
     out->harness = 1;
@@ -387,7 +428,7 @@ int nc_has_handshake(nc_case *c)
 {
   if (c->plugin->set_nve_services)
     return 1;
-  nc_skip(c, "not applicable: the plugin does not export nve_plugin_set_nve_services (%s)",
+  nc_not_applicable(c, "the plugin does not export nve_plugin_set_nve_services (%s)",
           nc_rule_text(NC_RULE_SYM_07));
   return 0;
 }

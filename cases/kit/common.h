@@ -11,10 +11,24 @@
 #include "plugin/nve_external_plugin.h"
 
 /* Creates a factory with the run's factory config. Returns 0, or -1 after
- * recording why not (a harness ERROR: the config was refused). */
+ * recording the refusal (nc_refused: the case is blocked by it, the run's
+ * root cause, unless it judged its rule on other calls). */
 int nc_create_factory(nc_case *c, nve_ext_table_factory_t *f);
 /* Produces table 1 with the run's table config; 0, or -1 after recording. */
 int nc_produce_table(nc_case *c, const nve_ext_table_factory_t *f, nve_ext_table_t *t);
+/* The stages a refusal names (nc_refused). */
+#define NC_REFUSED_CREATION "factory creation"
+#define NC_REFUSED_PRODUCE "produce"
+
+/* Whether the run's configs are refused, found by trying them (nothing is
+ * recorded): the cases that can judge their rule on the refused call
+ * itself (OWN-01/02/04/05, ERR-01/04) ask before they need a table. */
+typedef enum {
+  NC_REFUSAL_NONE = 0,
+  NC_REFUSAL_CREATION, /* creation fails: no factory, so no produce either */
+  NC_REFUSAL_PRODUCE   /* creation works, produce fails */
+} nc_refusal;
+nc_refusal nc_config_refusal(nc_case *c);
 /* Both, for cases that need a working table: handles that the host would
  * reject make the case a SKIP (VER-03 owns them), and so do capabilities
  * it would reject (TBL-01, DEV-01) and a DEVICE table without a CUDA
@@ -23,8 +37,16 @@ int nc_open_table(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t);
 /* The same without the capability checks, for the rules that judge them. */
 int nc_open_table_unchecked(nc_case *c, nve_ext_table_factory_t *f, nve_ext_table_t *t);
 /* The bytes the cases write per key into a table with these capabilities:
- * the profile's row_size where it gives one, else max_row_size. */
+ * the profile's row_size where it gives one, else max_row_size, or
+ * NC_WIDE_ROW_WRITTEN when max_row_size is more than the harness feeds
+ * (NC_TK_ROW_MAX): a caller may write rows shorter than max_row_size. */
 int64_t nc_value_size(const nc_case *c, const nc_table_caps *caps);
+#define NC_WIDE_ROW_WRITTEN 4096
+/* The stride the cases pass: max_row_size, or the row written when that
+ * is shorter (a table declaring rows wider than NC_TK_ROW_MAX). */
+int64_t nc_value_stride(const nc_case *c, const nc_table_caps *caps);
+/* Says so once, for such a table. */
+void nc_note_wide_rows(nc_case *c, const nc_table_caps *caps);
 
 /* When the host would reject these capabilities, skips the case with the
  * wording every case uses ("blocked: ... (TBL-01)") and returns -1. */

@@ -7,7 +7,7 @@
  *   opt.plugin_path = "libmy-plugin.so";
  *   nc_report *r = nc_run(&opt);
  *   nc_report_print_text(r, stdout, 0);
- *   int code = nc_report_exit_code(r);  // 0 pass, 1 fail, 2 input, 3 harness
+ *   int code = nc_report_exit_code(r);  // 0 pass, 1 fail, 2 input, 3 incomplete
  *   nc_report_free(r);
  */
 #ifndef NVE_CONFORM_H
@@ -37,6 +37,9 @@ enum {
   NC_EXIT_FAIL = 1,    /* a MUST rule failed (or a SHOULD rule, under strict) */
   NC_EXIT_USAGE = 2,   /* bad arguments or unreadable input */
   NC_EXIT_HARNESS = 3, /* the harness could not run (some of) the suite */
+  /* The same code: a MUST rule the harness could not test (an untested
+   * SKIP, or blocked by a refused config) leaves the run incomplete. */
+  NC_EXIT_INCOMPLETE = NC_EXIT_HARNESS,
 };
 
 typedef enum {

@@ -64,10 +64,22 @@ void nc_result_set_reason(nc_result *res, const char *fmt, ...)
   va_end(ap);
 }
 
+void nc_result_set_skip(nc_result *res, nc_skip_kind kind, const char *fmt, ...)
+{
+  res->verdict = NC_VERDICT_SKIP;
+  res->skip = kind;
+  free(res->reason);
+  va_list ap;
+  va_start(ap, fmt);
+  if (vasprintf(&res->reason, fmt, ap) < 0)
+    res->reason = NULL;
+  va_end(ap);
+}
+
 void nc_result_set_blocked(nc_result *res, const nc_rule_info *by, const char *why)
 {
   res->verdict = NC_VERDICT_SKIP;
-  res->blocked = 1;
+  res->skip = NC_SKIP_BLOCKED;
   res->blocked_by = by;
   free(res->blocked_why);
   res->blocked_why = strdup(why ? why : "");
@@ -77,11 +89,84 @@ void nc_result_set_blocked(nc_result *res, const nc_rule_info *by, const char *w
     nc_result_set_reason(res, "blocked: %s", why ? why : "");
 }
 
+void nc_result_set_refused(nc_result *res, const char *what)
+{
+  nc_result_set_blocked(res, NULL, what);
+  nc_result_set_reason(res, "blocked by the refused config: %s", what ? what : "");
+  res->refused = 1;
+}
+
 size_t nc_report_count(const nc_report *r, nc_verdict v)
 {
   size_t n = 0;
   for (size_t i = 0; i < r->nresults; i++)
     n += r->results[i].verdict == v;
+  return n;
+}
+
+size_t nc_report_count_skips(const nc_report *r, nc_skip_kind kind)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < r->nresults; i++)
+    n += r->results[i].verdict == NC_VERDICT_SKIP && r->results[i].skip == kind;
+  return n;
+}
+
+int nc_result_untested(const nc_result *res)
+{
+  if (res->verdict != NC_VERDICT_SKIP || res->skip == NC_SKIP_NOT_APPLICABLE)
+    return 0;
+  /* Blocked by a rule: that rule's FAIL is the verdict. Blocked by the
+   * run's root cause (a refused config): nothing judged the rule. */
+  return res->skip == NC_SKIP_UNTESTED || !res->blocked_by;
+}
+
+size_t nc_report_count_untested(const nc_report *r)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < r->nresults; i++)
+    n += nc_result_untested(&r->results[i]);
+  return n;
+}
+
+const char *nc_skip_kind_name(nc_skip_kind kind)
+{
+  switch (kind) {
+  case NC_SKIP_NOT_APPLICABLE: return "not applicable";
+  case NC_SKIP_BLOCKED: return "blocked";
+  default: return "untested";
+  }
+}
+
+const char *nc_skip_kind_label(nc_skip_kind kind)
+{
+  switch (kind) {
+  case NC_SKIP_NOT_APPLICABLE: return "N/A";
+  case NC_SKIP_BLOCKED: return "BLOCKED";
+  default: return "UNTESTED";
+  }
+}
+
+const char *nc_result_label(const nc_result *res)
+{
+  if (res->verdict == NC_VERDICT_SKIP)
+    return nc_skip_kind_label(res->skip);
+  return nc_verdict_name(res->verdict);
+}
+
+const char *nc_waived_from_label(const nc_result *res)
+{
+  if (res->waived_from == NC_VERDICT_SKIP)
+    return nc_skip_kind_label(res->skip);
+  return nc_verdict_name(res->waived_from);
+}
+
+/* The MUST rules the harness could not test and no waiver excused. */
+static size_t untested_must(const nc_report *r)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < r->nresults; i++)
+    n += r->results[i].rule->severity == NC_MUST && nc_result_untested(&r->results[i]);
   return n;
 }
 
@@ -99,8 +184,9 @@ int nc_report_exit_code(const nc_report *r)
   if (new_failures > 0 || (r->strict && (nc_report_count(r, NC_VERDICT_WARN) > 0 ||
                                          r->gate_problems > 0)))
     return NC_EXIT_FAIL;
-  if (nc_report_count(r, NC_VERDICT_ERROR) > 0)
-    return NC_EXIT_HARNESS;
+  /* A rule that could not be tested is not a pass: the run is incomplete. */
+  if (nc_report_count(r, NC_VERDICT_ERROR) > 0 || untested_must(r) > 0)
+    return NC_EXIT_INCOMPLETE;
   return NC_EXIT_PASS;
 }
 
@@ -177,6 +263,7 @@ void nc_report_free(nc_report *r)
   free(r->waivers_path);
   free(r->baseline_path);
   free(r->cuda);
+  free(r->refusal);
   for (size_t i = 0; i < r->nneeded; i++)
     free(r->needed[i]);
   free(r->needed);

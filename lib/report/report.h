@@ -32,6 +32,18 @@ typedef struct nc_cover_cell {
   const nc_rule_info *by;   /* with NC_COVER_ELSEWHERE */
 } nc_cover_cell;
 
+/* Why a rule is SKIP: the harness could not make the calls the rule needs
+ * (untested: never a pass; a MUST rule untested makes the run incomplete,
+ * exit 3), the rule does not concern this plugin (its mode, its table's
+ * residency, or what it declared), or another rule's defect or the run's
+ * root cause kept its case from judging (blocked). Untested is the zero
+ * value: a SKIP nobody classified is not excused. */
+typedef enum {
+  NC_SKIP_UNTESTED = 0,
+  NC_SKIP_NOT_APPLICABLE,
+  NC_SKIP_BLOCKED
+} nc_skip_kind;
+
 typedef struct nc_result {
   const nc_rule_info *rule;
   nc_verdict verdict;
@@ -48,12 +60,16 @@ typedef struct nc_result {
   nc_verdict waived_from; /* with NC_VERDICT_WAIVED: FAIL or WARN */
   char *waiver;           /* its reason (and issue) */
   int known;              /* a FAIL the baseline already had */
+  /* With NC_VERDICT_SKIP: which kind of SKIP. */
+  nc_skip_kind skip;
   /* A SKIP that another rule's defect caused: that rule (data, never read
-   * from the reason), or NULL. blocked says the SKIP is a block at all
-   * (a block no rule owns has blocked set and blocked_by NULL). */
+   * from the reason), or NULL (a block no rule owns, or one the run's root
+   * cause made: skip is NC_SKIP_BLOCKED all the same). */
   const nc_rule_info *blocked_by;
-  int blocked;
   char *blocked_why; /* the reason without its "blocked by" prefix */
+  /* Blocked by the run's root cause: its case could not make a table, the
+   * run's config being refused (blocked_why says how). */
+  int refused;
   /* When every failure the case saw is a defect other rules own
    * (nc_fail_owned_by): the rules its first one may be charged to. The run
    * blocks the case on the first that failed on its own
@@ -106,6 +122,10 @@ struct nc_report {
   int gate_problems; /* unused, expired or refused waivers: fail under strict */
   char *waivers_path, *baseline_path;
   char *cuda; /* the CUDA runtime the cases used */
+  /* The run's root cause when its config was refused: "factory creation
+   * with config {...}: status 3 (message)", from the first case blocked by
+   * it; NULL otherwise. */
+  char *refusal;
 };
 
 nc_report *nc_report_new(void);
@@ -118,7 +138,27 @@ void nc_result_set_reason(nc_result *res, const char *fmt, ...)
  * the block): the one place a block's reason is written, so that nothing
  * needs to read it back (the owner is blocked_by, the detail blocked_why). */
 void nc_result_set_blocked(nc_result *res, const nc_rule_info *by, const char *why);
+/* Makes res SKIP blocked by the refusal of the run's config (what). */
+void nc_result_set_refused(nc_result *res, const char *what);
+/* Makes res SKIP of the kind with the reason (printf). */
+void nc_result_set_skip(nc_result *res, nc_skip_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 size_t nc_report_count(const nc_report *r, nc_verdict v);
+/* The SKIPs of one kind; the rules untested (nc_result_untested). */
+size_t nc_report_count_skips(const nc_report *r, nc_skip_kind kind);
+size_t nc_report_count_untested(const nc_report *r);
+/* A rule the harness could not test: SKIP, and neither not applicable nor
+ * blocked by a rule that failed. */
+int nc_result_untested(const nc_result *res);
+/* What a report shows in a verdict's place: PASS, FAIL, ..., and for a
+ * SKIP its kind (N/A, BLOCKED, UNTESTED). */
+const char *nc_result_label(const nc_result *res);
+/* What a WAIVED result was: FAIL, WARN or UNTESTED. */
+const char *nc_waived_from_label(const nc_result *res);
+/* The words of a SKIP kind in reports ("not applicable", "blocked",
+ * "untested"), and the label of it ("N/A", ...). */
+const char *nc_skip_kind_name(nc_skip_kind kind);
+const char *nc_skip_kind_label(nc_skip_kind kind);
 /* Appends a cell to res's coverage (copies the strings). */
 void nc_result_add_cover(nc_result *res, const char *op, const char *dimension, const char *cls,
                          nc_cover_state state, const char *why, const nc_rule_info *by);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "rules.h"
 
 #define MAX_REASONS 8
 
@@ -19,13 +20,15 @@ static size_t op_end(const nc_result *res, size_t from)
   return to;
 }
 
+/* Per dimension, the classes covered (run here, or in the rule's case
+ * that makes such calls) of all: a class run elsewhere is not missing. */
 static void print_counts(const nc_cover_cell *cells, size_t n, FILE *out)
 {
   for (size_t i = 0; i < n;) {
-    size_t j = i, ran = 0;
+    size_t j = i, covered = 0;
     for (; j < n && strcmp(cells[j].dimension, cells[i].dimension) == 0; j++)
-      ran += cells[j].state == NC_COVER_RAN;
-    fprintf(out, "%s%s %zu/%zu", i ? ", " : "", cells[i].dimension, ran, j - i);
+      covered += cells[j].state != NC_COVER_NOT_RUN;
+    fprintf(out, "%s%s %zu/%zu", i ? ", " : "", cells[i].dimension, covered, j - i);
     i = j;
   }
 }
@@ -84,31 +87,55 @@ static size_t print_not_run(const nc_cover_cell *cells, size_t n, FILE *out)
   return count;
 }
 
+/* The result of the rule that sweeps an op, or NULL (not selected). */
+static const nc_result *sweeper(const nc_report *r, const nc_swept_op *op)
+{
+  for (size_t i = 0; i < r->nresults; i++)
+    if (r->results[i].rule == &nc_rule_defs[op->rule].info)
+      return &r->results[i];
+  return NULL;
+}
+
+/* The cells of the op in res: [*from, return). */
+static size_t op_cells(const nc_result *res, const char *op, size_t *from)
+{
+  for (size_t i = 0; i < res->ncover; i = op_end(res, i))
+    if (strcmp(res->cover[i].op, op) == 0) {
+      *from = i;
+      return op_end(res, i);
+    }
+  *from = 0;
+  return 0;
+}
+
 void nc_report_print_coverage(const nc_report *r, FILE *out)
 {
   int header = 0;
-  for (size_t i = 0; i < r->nresults; i++) {
-    const nc_result *res = &r->results[i];
-    for (size_t from = 0; from < res->ncover;) {
-      size_t to = op_end(res, from);
-      const nc_cover_cell *cells = &res->cover[from];
-      if (!header++)
-        fprintf(out, "\ncoverage of the table ops' call space (classes run per dimension; the "
-                     "JSON report lists each):\n");
-      fprintf(out, "  %-17s %s %-5s ", cells[0].op, res->rule->id, nc_verdict_name(res->verdict));
-      size_t n = to - from, missing = 0;
-      int none_ran = 1;
-      for (size_t k = 0; k < n; k++)
-        none_ran &= cells[k].state != NC_COVER_RAN;
-      if (!none_ran) {
-        print_counts(cells, n, out);
-        print_elsewhere(cells, n, out);
-      }
-      missing = print_not_run(cells, n, out);
-      if (missing && res->verdict == NC_VERDICT_PASS)
-        fprintf(out, " -- a PASS on part of the space");
-      fputc('\n', out);
-      from = to;
+  for (size_t o = 0; !r->error && o < nc_swept_op_count; o++) {
+    const nc_swept_op *op = &nc_swept_ops[o];
+    const nc_result *res = sweeper(r, op);
+    if (!res)
+      continue; /* not selected */
+    if (!header++)
+      fprintf(out, "\ncoverage of the table ops' call space (classes run per dimension, here or "
+                   "in the case named; the JSON report lists each):\n");
+    fprintf(out, "  %-17s %s %-8s ", op->name, res->rule->id, nc_result_label(res));
+    size_t from, to = op_cells(res, op->name, &from), n = to - from;
+    if (!n) { /* its case made no sweep: why is its verdict's reason */
+      fprintf(out, "not run: %s\n", res->reason ? res->reason : "its case made no sweep");
+      continue;
     }
+    const nc_cover_cell *cells = &res->cover[from];
+    int none_ran = 1;
+    for (size_t k = 0; k < n; k++)
+      none_ran &= cells[k].state != NC_COVER_RAN;
+    if (!none_ran) {
+      print_counts(cells, n, out);
+      print_elsewhere(cells, n, out);
+    }
+    size_t missing = print_not_run(cells, n, out);
+    if (missing && res->verdict == NC_VERDICT_PASS)
+      fprintf(out, " -- a PASS on part of the space");
+    fputc('\n', out);
   }
 }

@@ -90,13 +90,14 @@ static void summary(nc_strbuf *b, const nc_report *r)
   int listed = 0;
   for (size_t i = 0; i < r->nresults; i++) {
     const nc_result *res = &r->results[i];
-    if (res->verdict == NC_VERDICT_PASS || res->verdict == NC_VERDICT_SKIP)
+    if (res->verdict == NC_VERDICT_PASS ||
+        (res->verdict == NC_VERDICT_SKIP && !nc_result_untested(res)))
       continue;
     if (!listed++)
       nc_strbuf_puts(b, "<ul>\n");
-    const char *v = nc_verdict_name(res->verdict);
-    nc_strbuf_printf(b, "<li><span class=\"v %s\">%s</span> <a href=\"#%s\">%s</a> ", v, v,
-                     res->rule->id, res->rule->id);
+    nc_strbuf_printf(b, "<li><span class=\"v %s\">%s</span> <a href=\"#%s\">%s</a> ",
+                     nc_verdict_name(res->verdict), nc_result_label(res), res->rule->id,
+                     res->rule->id);
     put_text(b, res->rule->title);
     nc_strbuf_puts(b, "</li>\n");
   }
@@ -189,9 +190,8 @@ static void family_table(nc_strbuf *b, const nc_report *r, const char *family)
     const nc_result *res = &r->results[i];
     if (strcmp(res->rule->family, family) != 0)
       continue;
-    const char *v = nc_verdict_name(res->verdict);
     nc_strbuf_printf(b, "<tr id=\"%s\"><td><span class=\"v %s\">%s</span></td><td>", res->rule->id,
-                     v, v);
+                     nc_verdict_name(res->verdict), nc_result_label(res));
     nc_strbuf_printf(b, "<a href=\"#explain-%s\" title=\"what the rule means and how to fix "
                         "it\">%s</a>", res->rule->id, res->rule->id);
     nc_strbuf_printf(b, "</td><td>%s</td><td>", nc_severity_name(res->rule->severity));

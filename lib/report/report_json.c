@@ -6,6 +6,7 @@
 
 #include "atomic_file.h"
 #include "report.h"
+#include "rules.h"
 
 static void add_string(cJSON *obj, const char *key, const char *value)
 {
@@ -76,6 +77,8 @@ static cJSON *result_json(const nc_result *res)
   cJSON_AddStringToObject(o, "clause", res->rule->clause);
   cJSON_AddStringToObject(o, "verdict", nc_verdict_name(res->verdict));
   add_string(o, "reason", res->reason);
+  add_string(o, "skip", res->verdict == NC_VERDICT_SKIP ? nc_skip_kind_name(res->skip) : NULL);
+  cJSON_AddBoolToObject(o, "untested", nc_result_untested(res));
   if (res->blocked_by)
     cJSON_AddStringToObject(o, "blocked_by", res->blocked_by->id);
   else
@@ -101,7 +104,7 @@ static cJSON *result_json(const nc_result *res)
   }
   if (res->verdict == NC_VERDICT_WAIVED) {
     cJSON *w = cJSON_AddObjectToObject(o, "waived");
-    cJSON_AddStringToObject(w, "verdict", nc_verdict_name(res->waived_from));
+    cJSON_AddStringToObject(w, "verdict", nc_waived_from_label(res));
     cJSON_AddStringToObject(w, "reason", res->waiver ? res->waiver : "");
   } else {
     cJSON_AddNullToObject(o, "waived");
@@ -116,6 +119,30 @@ static cJSON *result_json(const nc_result *res)
 
 /* The call space the sweeps covered, one item per class of each dimension
  * of each op: the full matrix, in long form. */
+static void add_cell(cJSON *cells, const char *op, const nc_rule_info *rule, const char *dimension,
+                     const char *cls, nc_cover_state state, const char *why,
+                     const nc_rule_info *by)
+{
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "op", op);
+  cJSON_AddStringToObject(o, "rule", rule->id);
+  cJSON_AddStringToObject(o, "dimension", dimension);
+  cJSON_AddStringToObject(o, "class", cls);
+  cJSON_AddStringToObject(o, "state", nc_cover_state_name(state));
+  add_string(o, "why", why);
+  add_string(o, "by", by ? by->id : NULL);
+  cJSON_AddItemToArray(cells, o);
+}
+
+static int has_cells_of(const nc_result *res, const char *op)
+{
+  for (size_t k = 0; k < res->ncover; k++)
+    if (strcmp(res->cover[k].op, op) == 0)
+      return 1;
+  return 0;
+}
+
+/* Every swept op of a selected rule: its cells, or one saying it did not run. */
 static cJSON *coverage_json(const nc_report *r)
 {
   cJSON *cells = cJSON_CreateArray();
@@ -123,16 +150,13 @@ static cJSON *coverage_json(const nc_report *r)
     const nc_result *res = &r->results[i];
     for (size_t k = 0; k < res->ncover; k++) {
       const nc_cover_cell *c = &res->cover[k];
-      cJSON *o = cJSON_CreateObject();
-      cJSON_AddStringToObject(o, "op", c->op);
-      cJSON_AddStringToObject(o, "rule", res->rule->id);
-      cJSON_AddStringToObject(o, "dimension", c->dimension);
-      cJSON_AddStringToObject(o, "class", c->cls);
-      cJSON_AddStringToObject(o, "state", nc_cover_state_name(c->state));
-      add_string(o, "why", c->why);
-      add_string(o, "by", c->by ? c->by->id : NULL);
-      cJSON_AddItemToArray(cells, o);
+      add_cell(cells, c->op, res->rule, c->dimension, c->cls, c->state, c->why, c->by);
     }
+    for (size_t o = 0; o < nc_swept_op_count; o++)
+      if (res->rule == &nc_rule_defs[nc_swept_ops[o].rule].info &&
+          !has_cells_of(res, nc_swept_ops[o].name))
+        add_cell(cells, nc_swept_ops[o].name, res->rule, "op", "every call", NC_COVER_NOT_RUN,
+                 res->reason ? res->reason : "its case made no sweep", NULL);
   }
   return cells;
 }
@@ -149,9 +173,14 @@ int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t
   for (int v = 0; v < NC_VERDICT_COUNT_; v++)
     cJSON_AddNumberToObject(sum, nc_verdict_name((nc_verdict)v),
                             (double)nc_report_count(r, (nc_verdict)v));
+  cJSON *skips = cJSON_AddObjectToObject(sum, "skips");
+  for (nc_skip_kind k = NC_SKIP_UNTESTED; k <= NC_SKIP_BLOCKED; k++)
+    cJSON_AddNumberToObject(skips, nc_skip_kind_name(k), (double)nc_report_count_skips(r, k));
+  cJSON_AddNumberToObject(sum, "untested", (double)nc_report_count_untested(r));
   cJSON_AddNumberToObject(sum, "exit_code", nc_report_exit_code(r));
   cJSON_AddNumberToObject(sum, "seconds", r->seconds);
   add_string(sum, "note", r->note);
+  add_string(sum, "refusal", r->refusal);
   cJSON_AddBoolToObject(sum, "interrupted", r->interrupted != 0);
   cJSON *gate = cJSON_AddArrayToObject(sum, "gate");
   for (size_t i = 0; i < r->ngate_notes; i++)

@@ -46,6 +46,32 @@ static void put_details(nc_strbuf *b, const nc_result *res)
   nc_strbuf_printf(b, "explain: nve-conform --explain %s\n", res->rule->id);
 }
 
+/* The JUnit element a result gets: failure, error (a MUST rule nothing
+ * tested leaves the run incomplete, as CI should show), skipped, or none. */
+static const char *element_of(const nc_report *r, const nc_result *res)
+{
+  switch (res->verdict) {
+  case NC_VERDICT_FAIL: return "failure";
+  case NC_VERDICT_WARN: return r->strict ? "failure" : NULL;
+  case NC_VERDICT_ERROR: return "error";
+  case NC_VERDICT_SKIP:
+    return nc_result_untested(res) && res->rule->severity == NC_MUST ? "error" : "skipped";
+  case NC_VERDICT_WAIVED: return "skipped";
+  default: return NULL;
+  }
+}
+
+/* How many of results [from, to) get the element. */
+static size_t count_element(const nc_report *r, size_t from, size_t to, const char *elem)
+{
+  size_t n = 0;
+  for (size_t i = from; i < to; i++) {
+    const char *e = element_of(r, &r->results[i]);
+    n += e && strcmp(e, elem) == 0;
+  }
+  return n;
+}
+
 static void put_case(nc_strbuf *b, const nc_report *r, const nc_result *res)
 {
   nc_strbuf_puts(b, "    <testcase classname=\"nve-conform.");
@@ -55,25 +81,19 @@ static void put_case(nc_strbuf *b, const nc_report *r, const nc_result *res)
   nc_strbuf_puts(b, " ");
   nc_strbuf_put_xml(b, res->rule->title);
   nc_strbuf_printf(b, "\" time=\"%.3f\">\n", res->seconds);
-  const char *elem = NULL;
-  switch (res->verdict) {
-  case NC_VERDICT_FAIL: elem = "failure"; break;
-  case NC_VERDICT_WARN: elem = r->strict ? "failure" : NULL; break;
-  case NC_VERDICT_ERROR: elem = "error"; break;
-  case NC_VERDICT_SKIP:
-  case NC_VERDICT_WAIVED: elem = "skipped"; break;
-  default: break;
-  }
+  const char *elem = element_of(r, res);
   if (elem) {
     nc_strbuf_printf(b, "      <%s message=\"", elem);
     if (res->verdict == NC_VERDICT_WAIVED) {
       nc_strbuf_puts(b, "waived: ");
       nc_strbuf_put_xml(b, res->waiver);
     } else {
+      if (res->verdict == NC_VERDICT_SKIP)
+        nc_strbuf_printf(b, "%s: ", nc_skip_kind_name(res->skip));
       nc_strbuf_put_xml(b, res->reason ? res->reason : nc_verdict_name(res->verdict));
     }
     nc_strbuf_printf(b, "\" type=\"%s %s\">", nc_severity_name(res->rule->severity),
-                     nc_verdict_name(res->verdict));
+                     nc_result_label(res));
     put_details(b, res);
     nc_strbuf_printf(b, "</%s>\n", elem);
   } else if (res->verdict == NC_VERDICT_WARN || res->nevidence > 0) {
@@ -88,15 +108,14 @@ static void put_case(nc_strbuf *b, const nc_report *r, const nc_result *res)
 int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_t errlen)
 {
   nc_strbuf b = {0};
-  size_t failures = nc_report_count(r, NC_VERDICT_FAIL) +
-                    (r->strict ? nc_report_count(r, NC_VERDICT_WARN) : 0);
+  size_t n = r->nresults;
   nc_strbuf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   nc_strbuf_printf(&b,
                    "<testsuites name=\"nve-conform\" tests=\"%zu\" failures=\"%zu\" "
                    "errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-                   r->nresults + (r->error != NULL), failures, nc_report_count(r, NC_VERDICT_ERROR) + (r->error != NULL),
-                   nc_report_count(r, NC_VERDICT_SKIP) + nc_report_count(r, NC_VERDICT_WAIVED),
-                   r->seconds);
+                   n + (r->error != NULL), count_element(r, 0, n, "failure"),
+                   count_element(r, 0, n, "error") + (r->error != NULL),
+                   count_element(r, 0, n, "skipped"), r->seconds);
   if (r->error) {
     /* No run happened: one errored testcase says why, so CI shows it. */
     nc_strbuf_puts(&b, "  <testsuite name=\"nve-conform\" tests=\"1\" errors=\"1\">\n"
@@ -107,16 +126,12 @@ int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_
   }
   for (size_t i = 0; i < r->nresults;) {
     const char *family = r->results[i].rule->family;
-    size_t end = i, nfail = 0, nerr = 0, nskip = 0;
+    size_t end = i;
     double secs = 0;
-    while (end < r->nresults && strcmp(r->results[end].rule->family, family) == 0) {
-      nc_verdict v = r->results[end].verdict;
-      nfail += v == NC_VERDICT_FAIL || (r->strict && v == NC_VERDICT_WARN);
-      nerr += v == NC_VERDICT_ERROR;
-      nskip += v == NC_VERDICT_SKIP || v == NC_VERDICT_WAIVED;
-      secs += r->results[end].seconds;
-      end++;
-    }
+    while (end < r->nresults && strcmp(r->results[end].rule->family, family) == 0)
+      secs += r->results[end++].seconds;
+    size_t nfail = count_element(r, i, end, "failure"), nerr = count_element(r, i, end, "error"),
+           nskip = count_element(r, i, end, "skipped");
     nc_strbuf_puts(&b, "  <testsuite name=\"");
     nc_strbuf_put_xml(&b, family);
     nc_strbuf_printf(&b,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* SARIF 2.1.0, so code-scanning views show each rule with its title and
  * severity: one run, the rule catalogue as the driver's rules, one result
- * per rule (kind pass, fail or notApplicable; level error for MUST
- * failures, warning for SHOULD ones), located at the plugin file. */
+ * per rule (kind pass, fail, open for an untested or blocked rule, or
+ * notApplicable; level error for MUST failures, warning for SHOULD ones),
+ * located at the plugin file. */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,8 @@ static const char *kind_of(const nc_result *res)
 {
   switch (res->verdict) {
   case NC_VERDICT_PASS: return "pass";
-  case NC_VERDICT_SKIP: return "notApplicable";
+  case NC_VERDICT_SKIP: /* open: the tool could not decide */
+    return res->skip == NC_SKIP_NOT_APPLICABLE ? "notApplicable" : "open";
   case NC_VERDICT_ERROR: return "review";
   default: return "fail";
   }

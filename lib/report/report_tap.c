@@ -39,20 +39,23 @@ int nc_report_write_tap(const nc_report *r, const char *path, char *err, size_t 
   }
   for (size_t i = 0; !r->error && i < r->nresults; i++) {
     const nc_result *res = &r->results[i];
+    /* A MUST rule nothing tested is not a pass: not ok, no directive. */
+    int incomplete = nc_result_untested(res) && res->rule->severity == NC_MUST;
     int failed = res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_ERROR ||
-                 res->verdict == NC_VERDICT_WAIVED ||
+                 res->verdict == NC_VERDICT_WAIVED || incomplete ||
                  (r->strict && res->verdict == NC_VERDICT_WARN);
     nc_strbuf_printf(&b, "%s %zu - %s %s", failed ? "not ok" : "ok", i + 1, res->rule->id,
                      res->rule->title);
-    if (res->verdict == NC_VERDICT_SKIP)
-      nc_strbuf_printf(&b, " # SKIP %s", res->reason ? res->reason : "");
+    if (res->verdict == NC_VERDICT_SKIP && !incomplete)
+      nc_strbuf_printf(&b, " # SKIP %s: %s", nc_skip_kind_name(res->skip),
+                       res->reason ? res->reason : "");
     else if (res->verdict == NC_VERDICT_WAIVED) /* a known, accepted failure */
       nc_strbuf_printf(&b, " # TODO waived: %s", res->waiver ? res->waiver : "");
     nc_strbuf_puts(&b, "\n");
-    if (res->verdict == NC_VERDICT_PASS || res->verdict == NC_VERDICT_SKIP)
+    if (res->verdict == NC_VERDICT_PASS || (res->verdict == NC_VERDICT_SKIP && !incomplete))
       continue;
     nc_strbuf_puts(&b, "  ---\n  verdict: ");
-    nc_strbuf_puts(&b, nc_verdict_name(res->verdict));
+    nc_strbuf_puts(&b, nc_result_label(res));
     nc_strbuf_printf(&b, "\n  severity: %s\n  clause: ", nc_severity_name(res->rule->severity));
     put_yaml(&b, res->rule->clause);
     nc_strbuf_puts(&b, "\n  message: ");

@@ -5,9 +5,11 @@
 
 #include "report.h"
 
-static const char *colour_of(nc_verdict v)
+static const char *colour_of(const nc_result *res)
 {
-  switch (v) {
+  if (nc_result_untested(res))
+    return "\033[1;35m";
+  switch (res->verdict) {
   case NC_VERDICT_PASS: return "\033[32m";
   case NC_VERDICT_FAIL: return "\033[1;31m";
   case NC_VERDICT_WARN: return "\033[33m";
@@ -54,57 +56,95 @@ static void print_header(const nc_report *r, FILE *out)
 
 static void print_result(const nc_result *res, FILE *out, int colour, int verbose)
 {
-  const char *on = colour ? colour_of(res->verdict) : "";
+  const char *on = colour ? colour_of(res) : "";
   const char *off = colour ? "\033[0m" : "";
-  fprintf(out, "%s%-6s%s %-7s %-6s  %s%s\n", on, nc_verdict_name(res->verdict), off, res->rule->id,
+  fprintf(out, "%s%-8s%s %-7s %-6s  %s%s\n", on, nc_result_label(res), off, res->rule->id,
           nc_severity_name(res->rule->severity), res->rule->title,
           res->known ? " [known: in the baseline]" : "");
   if (res->verdict == NC_VERDICT_WAIVED)
-    fprintf(out, "       waived %s: %s\n", nc_verdict_name(res->waived_from), res->waiver);
+    fprintf(out, "         waived %s: %s\n", nc_waived_from_label(res), res->waiver);
   if (res->verdict == NC_VERDICT_PASS && !verbose)
     return;
   if (res->reason)
-    fprintf(out, "       %s\n", res->reason);
+    fprintf(out, "         %s\n", res->reason);
   if (res->blocked_by && !verbose)
     return; /* its rule's entry has the evidence; -v shows what this case saw */
   nc_evidence_line lines[NC_EVIDENCE_SHOWN];
-  size_t more, n = nc_evidence_lines(res, verbose, lines, &more);
+  /* An untested rule's notes say what was tried. */
+  size_t more, n = nc_evidence_lines(res, verbose || nc_result_untested(res), lines, &more);
   for (size_t i = 0; i < n; i++) {
     const nc_evidence *e = lines[i].e;
-    fprintf(out, "       - [%s] %s: observed %s; expected %s", e->level, e->call, e->observed,
+    fprintf(out, "         - [%s] %s: observed %s; expected %s", e->level, e->call, e->observed,
             e->expected);
     if (lines[i].times > 1)
       fprintf(out, " (%zu times)", lines[i].times);
     fputc('\n', out);
   }
   if (more)
-    fprintf(out, "       ... and %zu more lines (the JSON report has them)\n",
+    fprintf(out, "         ... and %zu more lines (the JSON report has them)\n",
             more);
   if (res->crash) {
-    fprintf(out, "       crash: %s\n", res->crash);
+    fprintf(out, "         crash: %s\n", res->crash);
     for (size_t i = 0; i < res->nframes; i++)
-      fprintf(out, "         at %s\n", res->frames[i]);
+      fprintf(out, "           at %s\n", res->frames[i]);
   }
   if (res->output && res->verdict != NC_VERDICT_SKIP)
-    fprintf(out, "       plugin output (last bytes):\n%s%s", res->output,
+    fprintf(out, "         plugin output (last bytes):\n%s%s", res->output,
             res->output[0] && res->output[strlen(res->output) - 1] != '\n' ? "\n" : "");
   if (res->verdict == NC_VERDICT_SKIP)
     return;
   if (res->reproduce)
-    fprintf(out, "       reproduce: %s\n", res->reproduce);
-  fprintf(out, "       explain:   nve-conform --explain %s\n", res->rule->id);
+    fprintf(out, "         reproduce: %s\n", res->reproduce);
+  fprintf(out, "         explain:   nve-conform --explain %s\n", res->rule->id);
 }
 
 static void print_summary_line(const nc_report *r, FILE *out);
 
 /* 0: failed on its own (FAIL, WARN, ERROR); 1: blocked by another rule;
- * 2: the rest. */
+ * 2: the rest; 3: blocked by the refused config (listed once). */
 static int report_group(const nc_result *res)
 {
   if (res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_WARN ||
       res->verdict == NC_VERDICT_ERROR)
     return 0;
+  if (res->verdict == NC_VERDICT_SKIP && res->refused)
+    return 3;
   return res->blocked_by ? 1 : 2;
+}
+
+static size_t count_refused(const nc_report *r)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < r->nresults; i++)
+    n += report_group(&r->results[i]) == 3;
+  return n;
+}
+
+/* A refused config: the one failure every other case met, first. */
+static void print_refusal(const nc_report *r, FILE *out, int colour)
+{
+  size_t n = count_refused(r);
+  if (!r->refusal || !n)
+    return;
+  fprintf(out, "%sroot cause:%s %s\n", colour ? "\033[1;35m" : "", colour ? "\033[0m" : "",
+          r->refusal);
+  fprintf(out, "  %zu rule%s could not make a table and did not run; give configs the plugin "
+               "accepts (--factory-config, --table-config, --profile)\n",
+          n, n == 1 ? "" : "s");
+}
+
+/* The rules the refusal blocked, on one line. */
+static void print_refused(const nc_report *r, FILE *out, int colour)
+{
+  size_t n = count_refused(r);
+  if (!n)
+    return;
+  fprintf(out, "%s%-8s%s %zu rule%s blocked by the refused config:", colour ? "\033[36m" : "",
+          "BLOCKED", colour ? "\033[0m" : "", n, n == 1 ? "" : "s");
+  for (size_t i = 0; i < r->nresults; i++)
+    if (report_group(&r->results[i]) == 3)
+      fprintf(out, " %s", r->results[i].rule->id);
+  fputc('\n', out);
 }
 
 /* The root causes first: the rules that failed on their own, and how many
@@ -140,6 +180,7 @@ void nc_report_print_text(const nc_report *r, FILE *out, int colour)
             r->error);
     return;
   }
+  print_refusal(r, out, colour);
   print_root_causes(r, out);
   /* What failed on its own first, then what it blocked, then the rest:
    * the cause is on the first screen. Rule order within each group. */
@@ -147,6 +188,7 @@ void nc_report_print_text(const nc_report *r, FILE *out, int colour)
     for (size_t i = 0; i < r->nresults; i++)
       if (report_group(&r->results[i]) == group)
         print_result(&r->results[i], out, colour, r->verbose);
+  print_refused(r, out, colour);
   nc_report_print_coverage(r, out);
   fputc('\n', out);
   print_summary_line(r, out);
@@ -159,8 +201,11 @@ void nc_report_print_summary(const nc_report *r, FILE *out)
     return;
   }
   for (size_t i = 0; i < r->nresults; i++)
-    if (r->results[i].verdict != NC_VERDICT_PASS && r->results[i].verdict != NC_VERDICT_SKIP)
+    if (r->results[i].verdict != NC_VERDICT_PASS &&
+        (r->results[i].verdict != NC_VERDICT_SKIP || nc_result_untested(&r->results[i])) &&
+        !r->results[i].refused)
       print_result(&r->results[i], out, 0, 0);
+  print_refused(r, out, 0);
   print_summary_line(r, out);
 }
 
@@ -170,12 +215,19 @@ static void print_summary_line(const nc_report *r, FILE *out)
     fprintf(out, "gate: %s\n", r->gate_notes[i]);
   if (r->note)
     fprintf(out, "note: %s\n", r->note);
+  print_refusal(r, out, 0);
   print_root_causes(r, out);
-  fprintf(out, "%zu rules: %zu PASS, %zu FAIL, %zu WARN, %zu SKIP, %zu ERROR",
+  fprintf(out, "%zu rules: %zu PASS, %zu FAIL, %zu WARN, %zu N/A, %zu BLOCKED, %zu UNTESTED, "
+               "%zu ERROR",
           r->nresults, nc_report_count(r, NC_VERDICT_PASS), nc_report_count(r, NC_VERDICT_FAIL),
-          nc_report_count(r, NC_VERDICT_WARN), nc_report_count(r, NC_VERDICT_SKIP),
+          nc_report_count(r, NC_VERDICT_WARN), nc_report_count_skips(r, NC_SKIP_NOT_APPLICABLE),
+          nc_report_count_skips(r, NC_SKIP_BLOCKED), nc_report_count_skips(r, NC_SKIP_UNTESTED),
           nc_report_count(r, NC_VERDICT_ERROR));
   if (nc_report_count(r, NC_VERDICT_WAIVED))
     fprintf(out, ", %zu WAIVED", nc_report_count(r, NC_VERDICT_WAIVED));
-  fprintf(out, " (%.2f s); exit %d\n", r->seconds, nc_report_exit_code(r));
+  int code = nc_report_exit_code(r);
+  fprintf(out, " (%.2f s); exit %d%s\n", r->seconds, code,
+          code == NC_EXIT_INCOMPLETE && !r->error && nc_report_count_untested(r)
+              ? " (incomplete: a MUST rule was not tested)"
+              : "");
 }

@@ -68,6 +68,18 @@ extern const nc_rule_def nc_rule_defs[NC_RULE_COUNT];
   X(TBL, 11) X(TBL, 07) X(SVC, 07) X(TBL, 06) X(TBL, 02) X(TBL, 08) X(ERR, 06) X(TBL, 12) \
   X(LIF, 02) X(LIF, 03)
 
+/* The table ops whose call space is swept, in nc_space_op order
+ * (cases/kit/call_space.h), each with the rule whose case sweeps it: the
+ * coverage section lists every one, run or not. */
+#define NC_SWEPT_OPS(X) \
+  X("insert", TBL, 02) X("update", TBL, 06) X("update_accumulate", TBL, 07) X("erase", TBL, 08)
+typedef struct nc_swept_op {
+  const char *name;
+  nc_rule rule;
+} nc_swept_op;
+extern const nc_swept_op nc_swept_ops[];
+extern const size_t nc_swept_op_count;
+
 /* Where the rule stands in NC_SLOW_RULES (0 for the slowest), or
  * NC_RULE_COUNT when it is not listed. */
 int nc_rule_slow_rank(nc_rule rule);

@@ -112,16 +112,30 @@ void nc_harness_error(nc_case *c, const char *what, ...)
   va_end(ap);
 }
 
-void nc_skip(nc_case *c, const char *reason, ...)
+static void skip(const char *word, const char *reason, va_list ap)
+{
+  char text[1024];
+  vsnprintf(text, sizeof(text), reason, ap);
+  const char *f[] = {text, word};
+  nc_trace_record("SKIP", 2, f);
+}
+
+void nc_not_applicable(nc_case *c, const char *reason, ...)
 {
   (void)c;
-  char text[1024];
   va_list ap;
   va_start(ap, reason);
-  vsnprintf(text, sizeof(text), reason, ap);
+  skip(NC_SKIP_WORD_NA, reason, ap);
   va_end(ap);
-  const char *f[] = {text};
-  nc_trace_record("SKIP", 1, f);
+}
+
+void nc_untested(nc_case *c, const char *reason, ...)
+{
+  (void)c;
+  va_list ap;
+  va_start(ap, reason);
+  skip(NC_SKIP_WORD_UNTESTED, reason, ap);
+  va_end(ap);
 }
 
 void nc_skip_blocked(nc_case *c, nc_rule owner, const char *reason, ...)
@@ -190,6 +204,16 @@ void nc_fail_owned_by(nc_case *c, const nc_rule *owners, int nowners, const char
   vsnprintf(text, sizeof(text), observed, ap);
   va_end(ap);
   fail_owned(c, owners, nowners, 0, call, expected, text);
+}
+
+void nc_refused(nc_case *c, const char *stage, const char *config, int status,
+                const char *message)
+{
+  (void)c;
+  char code[16];
+  snprintf(code, sizeof(code), "%d", status);
+  const char *f[] = {stage, config, code, message ? message : ""};
+  nc_trace_record(NC_TAG_REFUSED, 4, f);
 }
 
 void nc_info(nc_case *c, const char *key, const char *value, ...)

@@ -24,8 +24,17 @@ void nc_warn(nc_case *c, const char *call, const char *expected, const char *obs
 void nc_note(nc_case *c, const char *call, const char *expected, const char *observed, ...)
     __attribute__((format(printf, 4, 5)));
 void nc_harness_error(nc_case *c, const char *what, ...) __attribute__((format(printf, 2, 3)));
-/* The rule does not apply, or cannot be decided; reason is printf. */
-void nc_skip(nc_case *c, const char *reason, ...) __attribute__((format(printf, 2, 3)));
+/* The rule does not concern this plugin (its mode, its table's residency,
+ * or what it declared); reason is printf. */
+void nc_not_applicable(nc_case *c, const char *reason, ...) __attribute__((format(printf, 2, 3)));
+/* The harness could not make the calls the rule needs (a bound it cannot
+ * honour, a runtime it lacks, a failure it could not provoke): the rule is
+ * untested, never passed, and a MUST rule left so makes the run exit 3.
+ * Say what was tried. */
+void nc_untested(nc_case *c, const char *reason, ...) __attribute__((format(printf, 2, 3)));
+/* The words the SKIP record carries for each kind (verdict.c reads them). */
+#define NC_SKIP_WORD_NA "n/a"
+#define NC_SKIP_WORD_UNTESTED "untested"
 /* The case cannot judge its rule because of a defect that another rule
  * (owner) judges: its verdict is SKIP "blocked by OWNER: reason" unless it
  * also records a failure of its own. The blocking rule travels as data. */
@@ -55,6 +64,17 @@ void nc_fail_owned_by(nc_case *c, const nc_rule *owners, int nowners, const char
 /* At the end of a case: one note per kind of evidence with how many of
  * its lines were not sent (the first few of each kind are). */
 void nc_evidence_flush(void);
+
+/* The record of nc_refused: the stage, the config, the status, the
+ * plugin's message. */
+#define NC_TAG_REFUSED "REFUSED"
+/* The run's own config was refused (stage "factory creation" or
+ * "produce"): the case cannot make the table it needs. Unless the case
+ * judged its rule on other calls (a check of its own), its verdict is SKIP
+ * blocked by that refusal, the run's root cause (verdict.c), not a harness
+ * ERROR. */
+void nc_refused(nc_case *c, const char *stage, const char *config, int status,
+                const char *message);
 
 /* Facts for the report header (the load probe emits these). */
 void nc_info(nc_case *c, const char *key, const char *value, ...)

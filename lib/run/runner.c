@@ -332,6 +332,23 @@ static int wait_for(pid_t pid, int *status, int options)
   }
 }
 
+/* How much slower than an idle machine cases run now: the 1-minute load
+ * average over the online CPUs, at least 1 (at most NC_RUNNER_LOAD_STRETCH_MAX).
+ * A silence is a hang only when it lasts the timeout stretched by it, so
+ * that a busy machine (CI runners, make -j) does not turn a slow case into
+ * a plugin's hang: verdicts must not depend on the load. */
+#define NC_RUNNER_LOAD_STRETCH_MAX 20.0
+static double load_stretch(void)
+{
+  double load[1];
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (getloadavg(load, 1) != 1 || cpus < 1)
+    return 1.0;
+  double stretch = load[0] / (double)cpus;
+  return stretch < 1.0 ? 1.0 : stretch > NC_RUNNER_LOAD_STRETCH_MAX ? NC_RUNNER_LOAD_STRETCH_MAX
+                                                                     : stretch;
+}
+
 /* The parent's side: reads records until the child ends or stays silent
  * past its deadline, then ends it and fills out. */
 static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child_result *out)
@@ -340,13 +357,18 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
   nc_record_reader_init(&reader);
   /* The timeout is for silence: a case that reports progress (a failure
    * sweep runs many short calls) gets more time, up to a hard cap. */
-  double deadline = t0 + timeout_s;
+  double deadline = t0 + timeout_s, last_progress = t0;
   double cap = t0 + timeout_s * NC_RUNNER_CAP_FACTOR + NC_RUNNER_CAP_EXTRA_S;
   int status = 0, reaped = 0, lost = 0, open_pipe = 1;
   size_t received = 0;
   while (!reaped) {
     double left = deadline - nc_now();
-    if (left <= 0) {
+    if (left <= 0) { /* silent this long: on a loaded machine, longer first */
+      double stretched = last_progress + timeout_s * load_stretch();
+      if (stretched > deadline && deadline < cap) {
+        deadline = stretched < cap ? stretched : cap;
+        continue;
+      }
       out->timed_out = 1;
       break;
     }
@@ -366,8 +388,8 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
           /* Progress is a whole record, not any byte: a stream of bytes
            * without a line end does not put the deadline off. */
           if (memchr(buf, '\n', (size_t)n)) {
-            double now = nc_now();
-            deadline = now + timeout_s < cap ? now + timeout_s : cap;
+            last_progress = nc_now();
+            deadline = last_progress + timeout_s < cap ? last_progress + timeout_s : cap;
           }
         } else if (n == 0 || errno != EINTR) {
           open_pipe = 0;

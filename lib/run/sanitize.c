@@ -321,7 +321,7 @@ void nc_sanitize_take(const nc_sanitizer *s, const char *rule_id, const char *pl
   int stopped = s->mode == NC_SANITIZE_ASAN && exit_code == NC_SANITIZE_ASAN_EXIT;
   int was_failed = !stopped && (res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_WARN);
   res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
-  res->blocked = 0;
+  res->skip = NC_SKIP_UNTESTED;
   res->blocked_by = NULL;
   /* Every error in an op another rule owns, and no failure of its own:
    * that rule's defect if its case saw it too (nc_attribute_blocks). */

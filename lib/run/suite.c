@@ -341,8 +341,8 @@ static int finish_case(run_state *rs, case_job *job, nc_result *res)
   const nc_config *cfg = rs->cfg;
   int signo = nc_run_interrupted();
   if (signo && !job->cr.ended) { /* killed by the interruption, or never started */
-    res->verdict = NC_VERDICT_SKIP;
-    nc_result_set_reason(res, "not run: the run was interrupted (%s)", nc_signal_name(signo));
+    nc_result_set_skip(res, NC_SKIP_UNTESTED, "not run: the run was interrupted (%s)",
+                       nc_signal_name(signo));
     return 0;
   }
   if (job->rc != 0) {
@@ -663,8 +663,7 @@ static nc_report *run(const nc_options *opt)
       if (blocked) {
         nc_result_set_blocked(res, owner, why);
       } else {
-        res->verdict = NC_VERDICT_SKIP;
-        nc_result_set_reason(res, "%s", why);
+        nc_result_set_skip(res, NC_SKIP_NOT_APPLICABLE, "%s", why);
       }
     } else {
       jobs[njobs].rule = rule;
@@ -687,6 +686,8 @@ static nc_report *run(const nc_options *opt)
   nc_observations_free(&rs.observations);
   nc_attribute_blocks(r);
   nc_settle_unowned_blocks(r);
+  nc_find_refusal(r);
+  nc_settle_coverage(r);
 
   if (!r->error && rs.have_waivers)
     nc_waivers_apply(&rs.waivers, r);

@@ -84,6 +84,46 @@ static void take_cover(nc_result *res, const nc_record *rec)
                       st == NC_COVER_ELSEWHERE && by >= 0 ? &nc_rule_defs[by].info : NULL);
 }
 
+/* Which evidence lines are failures other rules own (nc_fail_owned_by). */
+typedef struct owned_lines {
+  unsigned char *flags; /* one per evidence line, 1: owned */
+  size_t n;
+} owned_lines;
+
+static void mark_owned(owned_lines *o, size_t index)
+{
+  if (index >= o->n) {
+    unsigned char *p = realloc(o->flags, index + 64);
+    if (!p)
+      return;
+    memset(p + o->n, 0, index + 64 - o->n);
+    o->flags = p;
+    o->n = index + 64;
+  }
+  o->flags[index] = 1;
+}
+
+/* Stable: the case's own failures, then the rest (notes and the failures
+ * other rules own), so that the first lines a reader sees are its own. */
+static void own_failures_first(nc_result *res, const owned_lines *o)
+{
+  if (!o->flags || !res->nevidence)
+    return;
+  nc_evidence *sorted = malloc(res->nevidence * sizeof(*sorted));
+  if (!sorted)
+    return;
+  size_t k = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < res->nevidence; i++) {
+      int mine = strcmp(res->evidence[i].level, NC_LEVEL_FAIL) == 0 &&
+                 !(i < o->n && o->flags[i]);
+      if (mine == (pass == 0))
+        sorted[k++] = res->evidence[i];
+    }
+  memcpy(res->evidence, sorted, res->nevidence * sizeof(*sorted));
+  free(sorted);
+}
+
 void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg)
 {
   if (cr->forged) {
@@ -98,10 +138,13 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
     res->verdict = NC_VERDICT_FAIL;
     return;
   }
+  owned_lines owned = {NULL, 0};
   int nfail = 0, nwarn = 0, nerror = 0, settled = 0, crashed_in_plugin = 0, owner = -1;
   int nowned = 0; /* failures other rules own */
   int crash_owner = -1; /* the rule owning the call that crashed */
   const char *phase = cr->phase, *skip = NULL, *blocked = NULL;
+  nc_skip_kind skip_kind = NC_SKIP_UNTESTED;
+  char *refusal = NULL; /* the first refusal of the run's config */
   for (size_t i = 0; i < cr->nrecords && !settled; i++) {
     const nc_record *rec = &cr->records[i];
     const char *f0 = rec->nfields > 0 ? rec->fields[0] : "";
@@ -111,6 +154,15 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
       take_cover(res, rec);
     } else if (strcmp(rec->tag, "SKIP") == 0) {
       skip = f0;
+      skip_kind = rec->nfields >= 2 && strcmp(rec->fields[1], NC_SKIP_WORD_NA) == 0
+                      ? NC_SKIP_NOT_APPLICABLE
+                      : NC_SKIP_UNTESTED;
+    } else if (strcmp(rec->tag, NC_TAG_REFUSED) == 0 && rec->nfields >= 4 && !refusal) {
+      char *msg = nc_sanitized(rec->fields[3]), *config = nc_sanitized(rec->fields[1]);
+      refusal = nc_strdupf("%s with config %.300s: status %s (%.300s)", rec->fields[0], config,
+                           rec->fields[2], msg[0] ? msg : "no message");
+      free(msg);
+      free(config);
     } else if (strcmp(rec->tag, NC_TAG_BLOCKED) == 0 && rec->nfields >= 2 && !blocked) {
       owner = nc_rule_parse(f0);
       blocked = rec->fields[1];
@@ -121,6 +173,7 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
       if (rec->nfields >= 5 && strcmp(f0, NC_LEVEL_FAIL) == 0) { /* nc_fail_owned_by */
         if (!nowned++)
           read_owners(rec->fields[4], res);
+        mark_owned(&owned, res->nevidence - 1);
         continue;
       }
       nfail += strcmp(f0, NC_LEVEL_FAIL) == 0;
@@ -144,6 +197,8 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
   if (!cr->ended && !settled && nerror && cr->exit_code == NC_CHILD_EXIT_NO_RUNNER) {
     res->verdict = NC_VERDICT_ERROR;
     nc_result_set_reason(res, "could not check: %s", first_evidence(res, NC_LEVEL_ERROR)->observed);
+    free(owned.flags);
+    free(refusal);
     return;
   }
   if (!cr->ended && !settled) {
@@ -170,11 +225,16 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
       nc_result_set_reason(res, "the harness itself %s outside plugin code", how);
       res->verdict = NC_VERDICT_ERROR;
     }
+    free(owned.flags);
+    free(refusal);
     return;
   }
   const nc_evidence *e;
-  if (nfail)
+  if (nfail) {
     res->nfailure_owners = 0; /* its own failure: nothing to charge elsewhere */
+    own_failures_first(res, &owned); /* what other rules own is theirs to show */
+  }
+  free(owned.flags);
   if (nfail || nowned) {
     res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
     e = first_evidence(res, NC_LEVEL_FAIL);
@@ -184,6 +244,8 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
     char *why = nc_sanitized(blocked);
     nc_result_set_blocked(res, owner >= 0 ? &nc_rule_defs[owner].info : NULL, why);
     free(why);
+  } else if (refusal) {
+    nc_result_set_refused(res, refusal); /* the run's root cause */
   } else if (nerror) {
     res->verdict = NC_VERDICT_ERROR;
     e = first_evidence(res, NC_LEVEL_ERROR);
@@ -193,11 +255,11 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
     e = first_evidence(res, NC_LEVEL_WARN);
     nc_result_set_reason(res, "%s: %s (should be %s)", e->call, e->observed, e->expected);
   } else if (skip) {
-    res->verdict = NC_VERDICT_SKIP;
-    nc_result_set_reason(res, "%s", skip);
+    nc_result_set_skip(res, skip_kind, "%s", skip);
   } else {
     res->verdict = NC_VERDICT_PASS;
   }
+  free(refusal);
 }
 
 
@@ -403,8 +465,8 @@ void nc_settle_unowned_blocks(nc_report *r)
 {
   for (size_t i = 0; i < r->nresults; i++) {
     nc_result *res = &r->results[i];
-    if (res->verdict != NC_VERDICT_SKIP || !res->blocked)
-      continue;
+    if (res->verdict != NC_VERDICT_SKIP || res->skip != NC_SKIP_BLOCKED || res->refused)
+      continue; /* a refusal is the run's root cause, owned by no rule */
     const nc_result *owner = NULL;
     for (size_t k = 0; k < r->nresults && res->blocked_by; k++)
       if (r->results[k].rule == res->blocked_by)
@@ -417,12 +479,38 @@ void nc_settle_unowned_blocks(nc_report *r)
     }
     /* The owner held in its own case: the case saw something no rule has
      * confirmed, and cannot decide. */
-    nc_result_set_reason(res, "inconclusive: %s: %s (%s passed in its own case)",
-                         owner->rule->id, res->blocked_why ? res->blocked_why : "",
-                         owner->rule->id);
-    res->blocked = 0;
+    nc_result_set_skip(res, NC_SKIP_UNTESTED, "inconclusive: %s: %s (%s passed in its own case)",
+                       owner->rule->id, res->blocked_why ? res->blocked_why : "",
+                       owner->rule->id);
     res->blocked_by = NULL;
   }
+}
+
+void nc_settle_coverage(nc_report *r)
+{
+  for (size_t i = 0; i < r->nresults; i++)
+    for (size_t k = 0; k < r->results[i].ncover; k++) {
+      nc_cover_cell *cell = &r->results[i].cover[k];
+      if (cell->state != NC_COVER_ELSEWHERE)
+        continue;
+      const nc_result *by = result_of(r, cell->by);
+      if (by && by->executed && by->verdict != NC_VERDICT_SKIP)
+        continue;
+      char *why = nc_strdupf("%s: %s, whose case makes such calls, %s", cell->why ? cell->why : "",
+                             cell->by ? cell->by->id : "another rule",
+                             by ? "did not get to make them" : "was not selected");
+      free(cell->why);
+      cell->why = why;
+      cell->state = NC_COVER_NOT_RUN;
+      cell->by = NULL;
+    }
+}
+
+void nc_find_refusal(nc_report *r)
+{
+  for (size_t i = 0; i < r->nresults && !r->refusal; i++)
+    if (r->results[i].verdict == NC_VERDICT_SKIP && r->results[i].refused)
+      r->refusal = strdup(r->results[i].blocked_why ? r->results[i].blocked_why : "");
 }
 
 void nc_observations_free(nc_observations *obs)

@@ -37,11 +37,20 @@ typedef struct nc_observations {
  * folded observations are in. */
 void nc_attribute_blocks(nc_report *r);
 /* Blocks that no failed rule of the report owns: a block by a rule that
- * passed in its own case is inconclusive (a plain SKIP saying so), one by a
- * rule not selected or by none is ERROR, never a clean skip. Reads only
- * blocked and blocked_by, never the reason's text. After
+ * passed in its own case is inconclusive (untested, saying so), one by a
+ * rule not selected or by none is ERROR, never a clean skip; a block by
+ * the refused config stays (the run's root cause). Reads only skip,
+ * blocked_by and refused, never the reason's text. After
  * nc_attribute_blocks. */
 void nc_settle_unowned_blocks(nc_report *r);
+/* A class of the call space left to another rule's case ("elsewhere")
+ * that did not run there (the rule was not selected, or its case was
+ * blocked or skipped) is "not run", saying why: coverage claims only what
+ * ran. After the verdicts are settled. */
+void nc_settle_coverage(nc_report *r);
+/* The report's root cause when the run's config was refused: the first
+ * case blocked by the refusal says what was refused (r->refusal). */
+void nc_find_refusal(nc_report *r);
 
 void nc_observations_take(nc_observations *obs, const nc_child_result *cr);
 /* Folds into each selected rule the violations seen in the cases of other

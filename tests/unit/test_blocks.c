@@ -41,7 +41,7 @@ static void test_set_blocked_writes_the_reason_once(void **state)
   res->verdict = NC_VERDICT_FAIL;
   nc_result_set_blocked(res, rule(NC_RULE_TBL_02), "find: row 3 wrong");
   assert_int_equal(res->verdict, NC_VERDICT_SKIP);
-  assert_int_equal(res->blocked, 1);
+  assert_int_equal(res->skip, NC_SKIP_BLOCKED);
   assert_ptr_equal(res->blocked_by, rule(NC_RULE_TBL_02));
   assert_string_equal(res->blocked_why, "find: row 3 wrong");
   char want[128];
@@ -81,7 +81,7 @@ static void test_block_by_a_passed_rule_is_inconclusive(void **state)
   nc_report *r = settled_block(NC_VERDICT_PASS);
   const nc_result *res = &r->results[1];
   assert_int_equal(res->verdict, NC_VERDICT_SKIP);
-  assert_int_equal(res->blocked, 0);
+  assert_int_equal(res->skip, NC_SKIP_UNTESTED);
   assert_null(res->blocked_by);
   char want[160];
   snprintf(want, sizeof(want), "inconclusive: %s: find: row 3 wrong (%s passed in its own case)",
@@ -122,7 +122,7 @@ static void test_reason_text_decides_nothing(void **state)
   assert_int_equal(r->results[2].verdict, NC_VERDICT_SKIP);
   assert_string_equal(r->results[2].reason, lie);
   assert_int_equal(r->results[3].verdict, NC_VERDICT_SKIP);
-  assert_int_equal(r->results[3].blocked, 0); /* TBL-06 passed: inconclusive */
+  assert_int_equal(r->results[3].skip, NC_SKIP_UNTESTED); /* TBL-06 passed: inconclusive */
   nc_report_free(r);
 }
 
@@ -156,7 +156,7 @@ static void test_owned_failure_becomes_a_block(void **state)
   /* TBL-08 passed on its own and nothing proved the defect its: the case
    * that saw it keeps its failure */
   assert_int_equal(r->results[3].verdict, NC_VERDICT_FAIL);
-  assert_int_equal(r->results[3].blocked, 0);
+  assert_int_equal(r->results[3].skip, NC_SKIP_UNTESTED);
   nc_report_free(r);
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The text report's coverage section: a line per op with the classes run
- * per dimension, the rules whose cases made the rest, what ran nowhere
- * grouped by why, and a PASS on part of the space said as such. */
+/* The text report's coverage section: a line per swept op whose rule was
+ * selected, with the classes covered per dimension (run here, or in the
+ * rule's case that makes them), the rules whose cases made the rest, what
+ * ran nowhere grouped by why, a PASS on part of the space said as such,
+ * and an op whose case made no sweep listed as not run, with why. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,7 +66,8 @@ static void test_full_coverage_names_other_cases(void **state)
   res->verdict = NC_VERDICT_PASS;
   add_batches(res, "insert", 1, 1, 0);
   char *text = printed(r);
-  assert_non_null(strstr(text, "insert            TBL-02 PASS  batch 3/4, thread 1/1; also in "
+  /* The class run in TBL-10's case counts as covered, and says where. */
+  assert_non_null(strstr(text, "insert            TBL-02 PASS     batch 4/4, thread 1/1; also in "
                                "TBL-10\n"));
   assert_null(strstr(text, "not run"));
   assert_null(strstr(text, "part of the space"));
@@ -103,23 +106,30 @@ static void test_op_that_never_ran(void **state)
   nc_result_add_cover(res, "update_accumulate", "stride", "the row", NC_COVER_NOT_RUN,
                       "no size fits", NULL);
   char *text = printed(r);
-  assert_non_null(strstr(text, "update_accumulate TBL-07 PASS  not run: no size fits"));
+  assert_non_null(strstr(text, "update_accumulate TBL-07 PASS     not run: no size fits"));
   assert_null(strstr(text, "batch 0/1")); /* no counts for an op that never ran */
   free(text);
   nc_report_free(r);
 }
 
-static void test_ops_of_one_result_each_get_a_line(void **state)
+static void test_an_op_without_a_sweep_is_listed(void **state)
 {
   (void)state;
   nc_report *r = nc_report_new();
   nc_result *res = nc_report_add(r, rule(NC_RULE_TBL_02));
-  res->verdict = NC_VERDICT_PASS;
+  res->verdict = NC_VERDICT_FAIL;
   add_batches(res, "insert", 1, 0, 0);
-  add_batches(res, "find", 1, 0, 0);
+  nc_result *blocked = nc_report_add(r, rule(NC_RULE_TBL_06));
+  nc_result_set_blocked(blocked, rule(NC_RULE_TBL_02), "insert failed");
   char *text = printed(r);
-  assert_non_null(strstr(text, "  insert "));
-  assert_non_null(strstr(text, "  find "));
+  assert_non_null(strstr(text, "  insert            TBL-02 FAIL     batch"));
+  char want[160];
+  snprintf(want, sizeof(want), "  update            TBL-06 BLOCKED  not run: blocked by %s: "
+           "insert failed\n", rule(NC_RULE_TBL_02)->id);
+  assert_non_null(strstr(text, want));
+  /* TBL-07 and TBL-08 were not selected: no line for their ops. */
+  assert_null(strstr(text, "update_accumulate"));
+  assert_null(strstr(text, "erase"));
   assert_string_equal(nc_cover_state_name(NC_COVER_ELSEWHERE), "elsewhere");
   free(text);
   nc_report_free(r);
@@ -132,7 +142,7 @@ int main(void)
       cmocka_unit_test(test_full_coverage_names_other_cases),
       cmocka_unit_test(test_thin_pass_says_so),
       cmocka_unit_test(test_op_that_never_ran),
-      cmocka_unit_test(test_ops_of_one_result_each_get_a_line),
+      cmocka_unit_test(test_an_op_without_a_sweep_is_listed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
