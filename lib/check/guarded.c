@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fork_lock.h"
 #include "safe_text.h"
 #include "violations.h"
 
@@ -42,6 +43,7 @@ static struct {
   } list[SPARE];
   int count;
 } spares = {PTHREAD_MUTEX_INITIALIZER, {{0}}, 0};
+NC_FORK_SAFE_MUTEX(spares.lock, spares)
 
 static unsigned char *take_spare(size_t body, size_t *got)
 {

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fork_lock.h"
 #include "nve_conform.h" /* NC_DEFAULT_SIM_DEVICES */
 
 typedef int cudaError_t;
@@ -58,6 +59,7 @@ static struct {
   void *streams[8];
   int nstreams;
 } watch = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0};
+NC_FORK_SAFE_MUTEX(watch.lock, watch)
 
 /* What the plugin did on this thread during one table callback (DEV-08
  * for every callback of every case): the harness opens a scope with the
@@ -193,6 +195,7 @@ typedef struct allocation {
 
 static allocation allocations[MAX_ALLOCATIONS];
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
+NC_FORK_SAFE_MUTEX(alloc_lock, alloc)
 
 static allocation *find_allocation(const void *p)
 {
@@ -389,6 +392,7 @@ typedef struct sim_handle {
 #define MAX_HANDLES 1024
 static sim_handle *handles[MAX_HANDLES];
 static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
+NC_FORK_SAFE_MUTEX(handle_lock, handle)
 
 static int handle_live(const void *p, uint32_t magic)
 {

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fork_lock.h"
 #include "safe_text.h"
 #include "violations.h"
 
@@ -85,6 +86,7 @@ static struct {
   size_t head, count;
   nve_ext_context_t free_list; /* linked through lookup_stream */
 } quarantine = {PTHREAD_MUTEX_INITIALIZER, {0}, 0, 0, NULL};
+NC_FORK_SAFE_MUTEX(quarantine.lock, quarantine)
 
 nve_ext_context_t nc_context_acquire(const char *op)
 {

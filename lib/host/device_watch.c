@@ -6,6 +6,7 @@
 
 #include "context.h"
 #include "cuda.h"
+#include "fork_lock.h"
 #include "services.h"
 #include "violations.h"
 
@@ -25,6 +26,7 @@ static struct {
   watched_table list[WATCHED_TABLES];
   unsigned next; /* the slot to reuse when all are taken */
 } tables = {.lock = PTHREAD_MUTEX_INITIALIZER};
+NC_FORK_SAFE_MUTEX(tables.lock, tables)
 
 /* Whether this thread is in a watched op, and the table's device then. */
 static _Thread_local struct {

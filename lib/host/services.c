@@ -13,6 +13,7 @@
 
 #include "alloc.h"
 #include "cuda.h"
+#include "fork_lock.h"
 #include "pool.h"
 #include "violations.h"
 
@@ -143,6 +144,11 @@ static nve_status_t svc_execute_n_wg_impl(nve_ext_context_t ctx, int64_t num_tas
   return execute("execute_n_wg", ctx, num_tasks, task, user);
 }
 
+/* Scratch requests are serialised; malloc runs under it, so the child of a
+ * fork gets a fresh one rather than one taken before the fork. */
+static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
+NC_FORK_RESET_MUTEX(scratch_lock, scratch)
+
 static nve_status_t get_stream(const char *service, nve_ext_context_t ctx, void **out_stream,
                                int modify)
 {
@@ -180,10 +186,9 @@ static nve_status_t svc_get_scratch_impl(nve_ext_context_t ctx, const char *name
                          "of op %s (it is not thread-safe)", name, size, ctx->op);
   /* Device scratch needs the CUDA layer; until a table is on a device, it is
    * host memory like the rest. */
-  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-  pthread_mutex_lock(&lock); /* misuse from tasks is recorded, not allowed to corrupt */
+  pthread_mutex_lock(&scratch_lock); /* misuse from tasks is recorded, not allowed to corrupt */
   nve_status_t s = nc_context_scratch(ctx, name, size, host_alloc != 0, out_ptr);
-  pthread_mutex_unlock(&lock);
+  pthread_mutex_unlock(&scratch_lock);
   if (s != NVE_SUCCESS)
     return service_fail(s, "get_scratch('%s', %zu): out of memory or too many names", name, size);
   return NVE_SUCCESS;

@@ -300,8 +300,10 @@ static pid_t spawn_fork(spawn *s, char *err, size_t errlen)
     snprintf(err, errlen, "cannot fork: %s", strerror(errno));
     return -1;
   }
-  if (pid == 0)
+  if (pid == 0) { /* the forking thread held it: the child's copy is its own to release */
+    pthread_mutex_unlock(&live_lock);
     return 0;
+  }
   if (s->own_group)
     setpgid(pid, pid); /* also here, so the kill below cannot race the child */
   for (int i = 0; i < LIVE_SLOTS; i++)
