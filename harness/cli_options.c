@@ -112,8 +112,9 @@ const nc_cli_env nc_cli_environment[] = {
      "0: none), and `total=MIB`, the run's memory: --jobs is reduced, with a note, so that the "
      "cases at once fit (jobs x as <= total)."},
     {"NVE_CONFORM_CASE_RUNNER",
-     "The `nve-conform-case` program to run cases with (default: next to the library, else the "
-     "installed one)."},
+     "The `nve-conform-case` program every case runs in (default: next to the library, else the "
+     "installed one). Without one, nve-conform says where it looked and exits 3; only "
+     "--no-fork runs without it."},
     {"NVE_CONFORM_CUDASIM",
      "The simulated CUDA runtime to load (default: the build tree's, else the installed one)."},
     {"NVE_CONFORM_SIM_DEVICES",

@@ -181,8 +181,13 @@ typedef struct run_state {
   nc_waivers waivers;
   nc_baseline baseline;
   int have_waivers, have_baseline;
-  char runner[PATH_MAX];  /* the case runner, or "": fork instead */
+  const nc_options *opt;
+  char runner[PATH_MAX];  /* the case runner ("" only under --no-fork) */
   int config_fd;          /* the sealed configuration each runner inherits */
+  int was_subreaper;      /* what to put back at the end, or -1 */
+  nc_result probe_res;    /* SYM-06's, until its place in the report */
+  nc_probe_state probe;   /* what loading the plugin showed */
+  char jobs_note[300];    /* why fewer jobs ran at once than asked */
   nc_observations observations;
   nc_sanitizer san;       /* --sanitize: the tool and its reports */
 } run_state;
@@ -220,13 +225,16 @@ static void release_gate(run_state *rs)
 
 /* The case runner program: NVE_CONFORM_CASE_RUNNER, else next to the
  * module that holds this code (a build tree: the uninstalled library one
- * directory below the runner), else the installed one. "" when none exists. */
-static void find_case_runner(char *out, size_t len)
+ * directory below the runner), else the installed one. "" when none exists;
+ * looked names the places tried, for the error. */
+static void find_case_runner(char *out, size_t len, char *looked, size_t looked_len)
 {
   out[0] = '\0';
   const char *env = getenv("NVE_CONFORM_CASE_RUNNER");
   if (env && *env) {
-    snprintf(out, len, "%s", env);
+    if (access(env, X_OK) == 0)
+      snprintf(out, len, "%s", env);
+    snprintf(looked, looked_len, "NVE_CONFORM_CASE_RUNNER=%s", env);
     return;
   }
   char candidates[3][PATH_MAX + 32] = {"", "", ""}, dir[PATH_MAX];
@@ -235,28 +243,48 @@ static void find_case_runner(char *out, size_t len)
     snprintf(candidates[1], sizeof(candidates[1]), "%s/../%s", dir, CASE_RUNNER);
   }
   snprintf(candidates[2], sizeof(candidates[2]), "%s", NC_CASE_RUNNER_INSTALLED);
-  for (int i = 0; i < 3; i++)
-    if (candidates[i][0] && access(candidates[i], X_OK) == 0) {
+  size_t at = 0;
+  looked[0] = '\0';
+  for (int i = 0; i < 3; i++) {
+    if (!candidates[i][0])
+      continue;
+    if (access(candidates[i], X_OK) == 0) {
       snprintf(out, len, "%s", candidates[i]);
       return;
     }
+    int n = snprintf(looked + at, looked_len - at, "%s%s", at ? ", " : "", candidates[i]);
+    if (n > 0 && (size_t)n < looked_len - at)
+      at += (size_t)n;
+  }
 }
 
+/* Every case runs in a process of its own, exec'd from the case runner:
+ * without it the run cannot isolate a case, and says so (--no-fork, the
+ * in-process debugging mode, needs none). */
+static int need_runner(run_state *rs, nc_report *r)
+{
+  char looked[3 * PATH_MAX + 128];
+  find_case_runner(rs->runner, sizeof(rs->runner), looked, sizeof(looked));
+  if (rs->runner[0] || rs->cfg->no_fork)
+    return 0;
+  r->error = nc_strdupf("the case runner program %s was not found (looked for %s): reinstall "
+                        "nve-conform, set NVE_CONFORM_CASE_RUNNER to its path, or run in one "
+                        "process with --no-fork (for debugging)",
+                        CASE_RUNNER, looked);
+  r->harness_error = 1;
+  return -1;
+}
 
-typedef struct forked_case {
+typedef struct in_process_case {
   const nc_config *cfg;
   nc_rule rule;
   int probe;
-} forked_case;
+} in_process_case;
 
-static void forked_case_body(void *arg)
+static void in_process_case_body(void *arg)
 {
-  const forked_case *j = arg;
-  if (!j->cfg->no_fork)
-    nc_contain_case();
+  const in_process_case *j = arg;
   nc_case_child_run(j->cfg, j->rule, j->probe);
-  if (!j->cfg->no_fork)
-    nc_contain_kill_children();
 }
 
 /* Runs rule's case in a process of its own (or here, with --no-fork) and
@@ -310,7 +338,7 @@ typedef struct case_job {
 static void spawn_case(const run_state *rs, case_job *job)
 {
   const nc_config *cfg = rs->cfg;
-  if (rs->runner[0] && !cfg->no_fork) {
+  if (!cfg->no_fork) {
     char *argv[] = {(char *)rs->runner, "-", (char *)nc_rule_text(job->rule),
                     job->probe ? "probe" : NULL, NULL};
     /* Under --sanitize: the tool's command line around the runner's, and
@@ -325,9 +353,9 @@ static void spawn_case(const run_state *rs, case_job *job)
     }
     job->rc = nc_run_program(tool_argv, env, rs->config_fd, cfg->timeout_s, &job->cr, job->err,
                              sizeof(job->err));
-  } else {
-    forked_case j = {cfg, job->rule, job->probe};
-    job->rc = nc_run_isolated(forked_case_body, &j, cfg->timeout_s, cfg->no_fork, 1, &job->cr,
+  } else { /* --no-fork: here, for debugging */
+    in_process_case j = {cfg, job->rule, job->probe};
+    job->rc = nc_run_isolated(in_process_case_body, &j, cfg->timeout_s, 1, 1, &job->cr,
                               job->err, sizeof(job->err));
   }
   if (!cfg->no_fork)
@@ -534,9 +562,6 @@ static void hint_asan(const nc_config *cfg, nc_result *probe)
 static int begin_sanitizer(run_state *rs, nc_report *r)
 {
   char err[400];
-  if (rs->cfg->sanitize && !rs->runner[0])
-    return nc_report_usage_error(r, "--sanitize needs the case runner program (%s), which "
-                                    "was not found", CASE_RUNNER);
   if (nc_sanitize_begin(&rs->san, rs->cfg->sanitize, rs->cfg->plugin_path, err, sizeof(err)))
     return nc_report_usage_error(r, "%s", err);
   return 0;
@@ -564,83 +589,81 @@ nc_report *nc_run_cases(const nc_options *caller)
   return r;
 }
 
-static nc_report *run(const nc_options *opt)
+/* The run's shared scratch: the directory the failure sweeps share, the
+ * subreaper that adopts what cases leave behind, and the configuration
+ * the runners read, sealed: no case (no plugin) can change what the next
+ * case is told, and it has no size limit. */
+static void begin_run(run_state *rs, nc_config *cfg)
 {
-  nc_report *r = nc_report_new();
-  if (!r)
-    return NULL;
-  double t0 = nc_now();
-  nc_config cfg;
-  run_state rs;
-  memset(&rs, 0, sizeof(rs));
-  rs.cfg = &cfg;
-  rs.report = r;
-  find_case_runner(rs.runner, sizeof(rs.runner));
-  if (prepare(opt, &cfg, r) != 0 || load_gate(opt, &rs, r) != 0 || begin_sanitizer(&rs, r) != 0) {
-    release_gate(&rs);
-    nc_elf_info_clear(&cfg.elf);
-    nc_profile_release();
-    return r;
-  }
-
-  /* Scratch files the cases of this run share: the configuration the case
-   * runner reads, and the failure sweeps' results. */
   const char *tmp = getenv("TMPDIR");
-  snprintf(cfg.cache_dir, sizeof(cfg.cache_dir), "%s/nve-conform-run-XXXXXX",
+  snprintf(cfg->cache_dir, sizeof(cfg->cache_dir), "%s/nve-conform-run-XXXXXX",
            tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(cfg.cache_dir))
-    cfg.cache_dir[0] = '\0';
-  nc_runner_scratch(cfg.cache_dir);
+  if (!mkdtemp(cfg->cache_dir))
+    cfg->cache_dir[0] = '\0';
+  nc_runner_scratch(cfg->cache_dir);
   nc_run_interrupt_clear(); /* an earlier run's interruption is not this one's */
-  int was_subreaper = cfg.no_fork ? -1 : nc_contain_run_begin();
-  /* The configuration the runners read, sealed: no case (no plugin) can
-   * change what the next case is told, and it has no size limit. */
-  rs.config_fd = rs.runner[0] ? nc_config_sealed(&cfg) : -1;
-  if (rs.config_fd < 0)
-    rs.runner[0] = '\0'; /* the cases are forked instead */
-
-  /* The probe: SYM-06's case, continued through the host's loader. */
-  nc_probe_state ps;
-  memset(&ps, 0, sizeof(ps));
-  nc_result probe_res;
-  memset(&probe_res, 0, sizeof(probe_res));
-  probe_res.rule = &nc_rule_defs[NC_PROBE_RULE].info;
-  nc_child_result probe_cr;
-  if (run_case(&rs, NC_PROBE_RULE, 1, &probe_res, &probe_cr) != 0) {
-    r->error = strdup(probe_res.reason ? probe_res.reason : "the load probe could not run");
-    r->harness_error = 1;
-  } else {
-    nc_probe_read(&probe_cr, &cfg, r, &ps);
-    if (nc_plugin_file_changed(&cfg)) { /* its constructor replaced its own file */
-      ps.loaded = 0;
-      snprintf(ps.blocker, sizeof(ps.blocker), "loading the plugin changed its file (%.500s): "
-               "the cases would test another file than the one hashed", cfg.plugin_path);
-      ps.blocker_rule = &nc_rule_defs[NC_PROBE_RULE].info;
-      probe_res.verdict = NC_VERDICT_FAIL;
-      nc_result_add_evidence(&probe_res, NC_LEVEL_FAIL, "dlopen (plugin constructors)",
-                             "the plugin file unchanged during the run",
-                             "the path names another file after the plugin was loaded");
-      nc_result_set_reason(&probe_res, "%s", ps.blocker);
-    }
-    if (probe_cr.forged) { /* loading it forged records: no case can trust its channel */
-      ps.loaded = 0;
-      snprintf(ps.blocker, sizeof(ps.blocker), "loading the plugin wrote to the harness's "
-               "result channel");
-      ps.blocker_rule = &nc_rule_defs[NC_PROBE_RULE].info;
-    }
-    nc_child_result_free(&probe_cr);
-    hint_asan(&cfg, &probe_res);
+  rs->was_subreaper = cfg->no_fork ? -1 : nc_contain_run_begin();
+  rs->config_fd = cfg->no_fork ? -1 : nc_config_sealed(cfg);
+  if (!cfg->no_fork && rs->config_fd < 0) {
+    rs->report->error = nc_strdupf("cannot hand the cases their configuration (a sealed "
+                                   "memfd): %s", strerror(errno));
+    rs->report->harness_error = 1;
   }
-  char mismatch[700];
-  if (!r->error && rs.have_baseline && opt->baseline_any_build &&
-      nc_baseline_matches(&rs.baseline, r->sha256, r->plugin_name, 1, mismatch,
-                          sizeof(mismatch)) != 0)
-    nc_report_usage_error(r, "baseline '%s': %s", opt->baseline_path, mismatch);
+}
 
-  /* Every selected rule gets its place in the report now; those whose
-   * case must run become jobs, run several at once and finished in rule
-   * order, so the report is the same whatever the job count. */
-  case_job *jobs = r->error ? NULL : calloc(r->selected ? r->selected : 1, sizeof(*jobs));
+/* The probe: SYM-06's case, continued through the host's loader. What it
+ * found (loaded or not, and why) decides which cases can run. */
+static void run_probe(run_state *rs, nc_config *cfg)
+{
+  nc_report *r = rs->report;
+  nc_result *probe_res = &rs->probe_res;
+  probe_res->rule = &nc_rule_defs[NC_PROBE_RULE].info;
+  nc_child_result probe_cr;
+  if (run_case(rs, NC_PROBE_RULE, 1, probe_res, &probe_cr) != 0) {
+    r->error = strdup(probe_res->reason ? probe_res->reason : "the load probe could not run");
+    r->harness_error = 1;
+    return;
+  }
+  nc_probe_state *ps = &rs->probe;
+  nc_probe_read(&probe_cr, cfg, r, ps);
+  if (probe_res->verdict == NC_VERDICT_ERROR && probe_cr.ended) {
+    /* The harness could not check (its CUDA layer missing, say): no rule
+     * was tested, and blaming the plugin's loading would be false. */
+    r->error = nc_strdupf("the load probe could not run: %s",
+                          probe_res->reason ? probe_res->reason : "no reason given");
+    r->harness_error = 1;
+    nc_child_result_free(&probe_cr);
+    return;
+  }
+  if (nc_plugin_file_changed(cfg)) { /* its constructor replaced its own file */
+    ps->loaded = 0;
+    snprintf(ps->blocker, sizeof(ps->blocker), "loading the plugin changed its file (%.500s): "
+             "the cases would test another file than the one hashed", cfg->plugin_path);
+    ps->blocker_rule = &nc_rule_defs[NC_PROBE_RULE].info;
+    probe_res->verdict = NC_VERDICT_FAIL;
+    nc_result_add_evidence(probe_res, NC_LEVEL_FAIL, "dlopen (plugin constructors)",
+                           "the plugin file unchanged during the run",
+                           "the path names another file after the plugin was loaded");
+    nc_result_set_reason(probe_res, "%s", ps->blocker);
+  }
+  if (probe_cr.forged) { /* loading it forged records: no case can trust its channel */
+    ps->loaded = 0;
+    snprintf(ps->blocker, sizeof(ps->blocker), "loading the plugin wrote to the harness's "
+             "result channel");
+    ps->blocker_rule = &nc_rule_defs[NC_PROBE_RULE].info;
+  }
+  nc_child_result_free(&probe_cr);
+  hint_asan(cfg, probe_res);
+}
+
+/* Every selected rule gets its place in the report now; those whose case
+ * must run become jobs, run several at once and finished in rule order,
+ * so the report is the same whatever the job count. */
+static void run_selected(run_state *rs, const nc_config *cfg)
+{
+  nc_report *r = rs->report;
+  const nc_options *opt = rs->opt;
+  case_job *jobs = calloc(r->selected ? r->selected : 1, sizeof(*jobs));
   size_t njobs = 0;
   for (int i = 0; i < NC_RULE_COUNT && jobs; i++) {
     nc_rule rule = (nc_rule)i;
@@ -656,44 +679,45 @@ static nc_report *run(const nc_options *opt)
     if (rule == NC_PROBE_RULE) {
       /* Reuse the probe's result: running the constructors again would only
        * repeat it (and a hang would cost a second timeout). */
-      *res = probe_res;
-      memset(&probe_res, 0, sizeof(probe_res));
+      *res = rs->probe_res;
+      memset(&rs->probe_res, 0, sizeof(rs->probe_res));
       r->executed++;
-    } else if (nc_probe_blocked(rule, &cfg, &ps, &blocked, &owner, why, sizeof(why))) {
-      if (blocked) {
+    } else if (nc_probe_blocked(rule, cfg, &rs->probe, &blocked, &owner, why, sizeof(why))) {
+      if (blocked)
         nc_result_set_blocked(res, owner, why);
-      } else {
+      else
         nc_result_set_skip(res, NC_SKIP_NOT_APPLICABLE, "%s", why);
-      }
     } else {
       jobs[njobs].rule = rule;
       jobs[njobs].slot = r->nresults - 1;
       njobs++;
     }
-    res->reproduce = nc_reproduce_line(&cfg, info->id);
+    res->reproduce = nc_reproduce_line(cfg, info->id);
   }
   progress pg = {opt, 0};
-  char jobs_note[300];
-  r->jobs = nc_contain_max_jobs(job_count(opt, &rs, njobs), jobs_note, sizeof(jobs_note));
-  run_jobs(&rs, jobs, njobs, r->jobs, job_started, job_done, &pg);
+  r->jobs = nc_contain_max_jobs(job_count(opt, rs, njobs), rs->jobs_note, sizeof(rs->jobs_note));
+  run_jobs(rs, jobs, njobs, r->jobs, job_started, job_done, &pg);
   report_progress(&pg, r, r->nresults);
   free(jobs);
-  r->interrupted = nc_run_interrupted();
-  if (!cfg.no_fork)
-    nc_runner_reap_orphans(); /* nothing a case started outlives the run */
-  nc_result_release(&probe_res); /* when SYM-06 was not selected */
-  nc_observations_fold(&rs.observations, r);
-  nc_observations_free(&rs.observations);
+}
+
+/* What no single case can say: observations across cases, blame, the
+ * refusal, coverage, then the waivers and the baseline. */
+static void settle(run_state *rs)
+{
+  nc_report *r = rs->report;
+  const nc_options *opt = rs->opt;
+  nc_result_release(&rs->probe_res); /* when SYM-06 was not selected */
+  nc_observations_fold(&rs->observations, r);
+  nc_observations_free(&rs->observations);
   nc_attribute_blocks(r);
   nc_settle_unowned_blocks(r);
   nc_find_refusal(r);
   nc_settle_coverage(r);
-
-  if (!r->error && rs.have_waivers)
-    nc_waivers_apply(&rs.waivers, r);
-  if (!r->error && rs.have_baseline)
-    nc_baseline_apply(&rs.baseline, r);
-  release_gate(&rs);
+  if (!r->error && rs->have_waivers)
+    nc_waivers_apply(&rs->waivers, r);
+  if (!r->error && rs->have_baseline)
+    nc_baseline_apply(&rs->baseline, r);
   if (opt->waivers_path)
     r->waivers_path = strdup(opt->waivers_path);
   if (opt->baseline_path)
@@ -704,17 +728,56 @@ static nc_report *run(const nc_options *opt)
   else if (r->executed < r->selected && !r->error)
     r->note = nc_strdupf("%zu of %zu selected rules ran; the others were skipped or blocked "
                          "(each says why)%s%s",
-                         r->executed, r->selected, jobs_note[0] ? "; " : "", jobs_note);
-  else if (jobs_note[0] && !r->error)
-    r->note = nc_strdupf("%s", jobs_note);
-  r->seconds = nc_now() - t0;
+                         r->executed, r->selected, rs->jobs_note[0] ? "; " : "", rs->jobs_note);
+  else if (rs->jobs_note[0] && !r->error)
+    r->note = nc_strdupf("%s", rs->jobs_note);
+}
+
+/* Puts back what begin_run took; nothing a case started outlives it. */
+static void end_run(run_state *rs, nc_config *cfg)
+{
+  if (!cfg->no_fork)
+    nc_runner_reap_orphans();
   nc_runner_scratch(NULL);
-  if (was_subreaper >= 0)
-    nc_contain_run_end(was_subreaper);
-  remove_cache(cfg.cache_dir);
-  nc_sanitize_end(&rs.san);
-  if (rs.config_fd >= 0)
-    close(rs.config_fd);
+  if (rs->was_subreaper >= 0)
+    nc_contain_run_end(rs->was_subreaper);
+  remove_cache(cfg->cache_dir);
+  nc_sanitize_end(&rs->san);
+  if (rs->config_fd >= 0)
+    close(rs->config_fd);
+}
+
+static nc_report *run(const nc_options *opt)
+{
+  nc_report *r = nc_report_new();
+  if (!r)
+    return NULL;
+  double t0 = nc_now();
+  nc_config cfg;
+  run_state rs;
+  memset(&rs, 0, sizeof(rs));
+  rs.cfg = &cfg;
+  rs.report = r;
+  rs.opt = opt;
+  rs.config_fd = rs.was_subreaper = -1;
+  if (prepare(opt, &cfg, r) == 0 && load_gate(opt, &rs, r) == 0 && need_runner(&rs, r) == 0 &&
+      begin_sanitizer(&rs, r) == 0) {
+    begin_run(&rs, &cfg);
+    if (!r->error)
+      run_probe(&rs, &cfg);
+    char mismatch[700];
+    if (!r->error && rs.have_baseline && opt->baseline_any_build &&
+        nc_baseline_matches(&rs.baseline, r->sha256, r->plugin_name, 1, mismatch,
+                            sizeof(mismatch)) != 0)
+      nc_report_usage_error(r, "baseline '%s': %s", opt->baseline_path, mismatch);
+    if (!r->error)
+      run_selected(&rs, &cfg);
+    r->interrupted = nc_run_interrupted();
+    settle(&rs);
+    r->seconds = nc_now() - t0;
+    end_run(&rs, &cfg);
+  }
+  release_gate(&rs);
   nc_elf_info_clear(&cfg.elf);
   nc_profile_release();
   return r;
