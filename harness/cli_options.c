@@ -1,10 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
 #include "cli_options.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "nve_conform.h"
+#include "cuda.h"
 #include "plugin/nve_plugin_common.h"
+#include "pool.h"
+#include "sanitize.h"
 
 #define TEXT(x) #x
 #define NUMBER(x) TEXT(x)
@@ -13,93 +23,125 @@
  * macros are unsigned literals, which the preprocessor cannot print). */
 #define ABI_MARK "{abi}"
 
+/* The members the rows set. */
+#define CLI(member) offsetof(nc_cli, member)
+#define OPT(member) (offsetof(nc_cli, opt) + offsetof(nc_options, member))
+
+/* The words of the word-valued options; "?" past the last. The index is
+ * the value stored, so the first word is the default. */
+static const char *pick(const char *const *words, size_t n, int i)
+{
+  return i >= 0 && (size_t)i < n ? words[i] : "?";
+}
+#define WORDS(fn, ...)                                                                          \
+  static const char *fn(int i)                                                                  \
+  {                                                                                             \
+    static const char *const w[] = {__VA_ARGS__};                                               \
+    return pick(w, sizeof(w) / sizeof(w[0]), i);                                                \
+  }
+WORDS(format_word, "text", "markdown")
+WORDS(evidence_word, "bounded", "all")
+WORDS(colour_word, "auto", "never", "always") /* NC_CLI_COLOUR_* */
+static const char *schedule_word(int i) { return nc_schedule_name((nc_schedule)i); }
+static const char *cuda_word(int i) { return nc_cuda_mode_name((nc_cuda_mode)i); }
+
 #define RULES "Selecting rules"
 #define DRIVING "Driving the plugin"
 #define REPORTS "Reports"
 
 const nc_cli_option nc_cli_options[] = {
-    {"list", 'l', NULL, RULES, "List the rules and exit."},
-    {"format", OPT_FORMAT, "FORMAT",
-     RULES, "How --list prints the rules: text (one line each, the default) or markdown (the "
-            "whole rule catalogue, as doc/rules.md)."},
-    {"explain", OPT_EXPLAIN, "RULE", RULES,
+    {"list", 'l', NULL, NC_ARG_FLAG, 0, 0, NULL, CLI(list), RULES,
+     "List the rules and exit."},
+    {"format", 0, "FORMAT", NC_ARG_WORD, 0, 0, format_word, CLI(markdown), RULES,
+     "How --list prints the rules: {words}; text (the default) is one line each, markdown the "
+     "whole rule catalogue, as doc/rules.md."},
+    {"explain", 0, "RULE", NC_ARG_TEXT, 0, 0, NULL, CLI(explain), RULES,
      "Print what RULE (an ID as --list shows it) asks, the contract section it enforces, why a host needs "
      "it, how it is checked, the usual mistakes, how to fix them and the fixture that fails it; "
      "then exit."},
-    {"rule", 'r', "GLOB", RULES,
+    {"rule", 'r', "GLOB", NC_ARG_LIST, 0, 0, NULL, CLI(rules), RULES,
      "Run the rules whose ID matches GLOB (case-insensitive), e.g. 'SYM-*'. Repeat the option "
      "or separate globs with commas."},
-    {"family", 'f', "NAME", RULES,
+    {"family", 'f', "NAME", NC_ARG_LIST, 0, 0, NULL, CLI(families), RULES,
      "Run the rules of a family (SYM, VER, ...). With --rule, a rule must match both."},
-    {"profile", OPT_PROFILE, "FILE", DRIVING,
+    {"profile", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, OPT(profile_path), DRIVING,
      "A JSON profile: what the harness cannot guess about the plugin (the factory and table "
      "configs, configs that must fail and their status, key and row size, whether the table is "
      "exact)."},
-    {"factory-config", OPT_FACTORY, "JSON", DRIVING,
+    {"factory-config", 0, "JSON", NC_ARG_TEXT, 0, 0, NULL, OPT(factory_config), DRIVING,
      "The JSON text handed to factory creation (default: the profile's, else {})."},
-    {"table-config", OPT_TABLE, "JSON", DRIVING,
+    {"table-config", 0, "JSON", NC_ARG_TEXT, 0, 0, NULL, OPT(table_config), DRIVING,
      "The JSON text handed to produce (default: the profile's, else {})."},
-    {"host-abi", OPT_HOST_ABI, "MAJOR.MINOR", DRIVING,
+    {"host-abi", 0, "MAJOR.MINOR", NC_ARG_ABI, 0, 0, NULL, OPT(host_abi_major), DRIVING,
      "Act as a host of this ABI version (default " ABI_MARK ")."},
-    {"seed", OPT_SEED, "N", DRIVING, "The seed of randomised cases (default: random; always "
-                                     "reported)."},
-    {"workers", OPT_WORKERS, "N", DRIVING,
-     "Threads in the NVE services pool handed to the plugin (default " NUMBER(
+    {"seed", 0, "N", NC_ARG_U64, 0, 0, NULL, OPT(seed), DRIVING,
+     "The seed of randomised cases, a decimal integer (default: random; always reported)."},
+    {"workers", 0, "N", NC_ARG_INT, 1, NC_MAX_WORKERS, NULL, OPT(workers), DRIVING,
+     "Threads in the NVE services pool handed to the plugin, {range} (default " NUMBER(
          NC_DEFAULT_WORKERS) ")."},
-    {"schedule", OPT_SCHEDULE, "NAME", DRIVING,
-     "How that pool orders tasks: pool (default), inline, reverse, shuffle or delays."},
-    {"timeout", OPT_TIMEOUT, "SEC", DRIVING,
-     "The time a case may stay silent, 0.1 to 86400 (default " NUMBER(
+    {"schedule", 0, "NAME", NC_ARG_WORD, 0, 0, schedule_word, OPT(schedule), DRIVING,
+     "How that pool orders tasks: {words} (default pool)."},
+    {"timeout", 0, "SEC", NC_ARG_NUMBER, NC_MIN_TIMEOUT_S, NC_MAX_TIMEOUT_S, NULL, OPT(timeout_s), DRIVING,
+     "The time a case may stay silent, {range} (default " NUMBER(
          NC_DEFAULT_TIMEOUT_S) "); the environment variable NVE_CONFORM_TIMEOUT_MULTIPLIER "
                                "scales it, and a loaded machine stretches it by its load "
                                "(the 1-minute load average per CPU, up to x20) before a "
                                "silence counts as a hang."},
-    {"cuda", OPT_CUDA, "MODE", DRIVING,
+    {"cuda", 0, "MODE", NC_ARG_WORD, 0, 0, cuda_word, OPT(cuda_mode), DRIVING,
      "The CUDA runtime the cases load before the plugin: auto (default: the real runtime when "
      "it sees a device, else the simulated one), real (exit 2 without a device), sim or off."},
-    {"sim-devices", OPT_SIM_DEVICES, "N", DRIVING,
-     "Devices of the simulated runtime, 1 to 16 (default " NUMBER(NC_DEFAULT_SIM_DEVICES) ")."},
-    {"stress", OPT_STRESS, NULL, DRIVING,
+    {"sim-devices", 0, "N", NC_ARG_INT, 1, NC_MAX_SIM_DEVICES, NULL, OPT(sim_devices), DRIVING,
+     "Devices of the simulated runtime, {range} (default " NUMBER(NC_DEFAULT_SIM_DEVICES) ")."},
+    {"stress", 0, NULL, NC_ARG_FLAG, 0, 0, NULL, OPT(stress), DRIVING,
      "Longer seeded random sequences with larger batches, and more threads in the concurrent "
      "finds; the op and key rates are reported."},
-    {"sanitize", OPT_SANITIZE, "TOOL", DRIVING,
-     "Run every case under a memory-error detector: valgrind (memcheck; any build of the "
+    {"sanitize", 0, "TOOL", NC_ARG_WORD, 0, 0, nc_sanitize_name, OPT(sanitize), DRIVING,
+     "Run every case under a memory-error detector ({words}; default none): valgrind (memcheck; any build of the "
      "plugin; time limits x20) or asan (a plugin built with -fsanitize=address; limits x3). An "
      "error whose stack reaches into the plugin fails the rule whose case ran, or the table "
      "op's rule when another case made the call. The rules a tool cannot run are SKIP with the "
      "reason (see README)."},
-    {"sweep-k", OPT_SWEEP_K, "K", DRIVING,
-     "Run only step K of the allocation-failure sweeps (reproduction lines use it)."},
-    {"jobs", 'j', "N", DRIVING,
-     "Run N cases at once, each in a process of its own (default: one per online CPU, at most "
-     "64). The report is the same for every N."},
-    {"no-fork", OPT_NO_FORK, NULL, DRIVING,
-     "Run the cases in this process, for a debugger (a crashing plugin then ends nve-conform)."},
-    {"json", OPT_JSON, "FILE", REPORTS, "Write the JSON report (schema nve-conform-report/1)."},
-    {"junit", OPT_JUNIT, "FILE", REPORTS, "Write a JUnit XML report."},
-    {"tap", OPT_TAP, "FILE", REPORTS, "Write a TAP version 13 report."},
-    {"sarif", OPT_SARIF, "FILE", REPORTS, "Write a SARIF 2.1.0 report."},
-    {"html", OPT_HTML, "FILE", REPORTS,
+    {"sweep-k", 0, "K", NC_ARG_LONG, 1, NC_MAX_SWEEP_K, NULL, OPT(sweep_k), DRIVING,
+     "Run only step K ({range}) of the allocation-failure sweeps (reproduction lines use it)."},
+    {"jobs", 'j', "N", NC_ARG_INT, 1, NC_MAX_JOBS, NULL, OPT(jobs), DRIVING,
+     "Run N cases at once ({range}), each in a process of its own (default: one per online CPU, "
+     "at most " NUMBER(NC_MAX_JOBS) "). The report is the same for every N. Not with --no-fork."},
+    {"no-fork", 0, NULL, NC_ARG_FLAG, 0, 0, NULL, OPT(no_fork), DRIVING,
+     "Run the cases in this process, one at a time, for a debugger (a crashing plugin then ends "
+     "nve-conform)."},
+    {"json", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, CLI(report_path[NC_CLI_JSON]), REPORTS,
+     "Write the JSON report (schema nve-conform-report/1)."},
+    {"junit", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, CLI(report_path[NC_CLI_JUNIT]), REPORTS,
+     "Write a JUnit XML report."},
+    {"tap", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, CLI(report_path[NC_CLI_TAP]), REPORTS,
+     "Write a TAP version 13 report."},
+    {"sarif", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, CLI(report_path[NC_CLI_SARIF]), REPORTS,
+     "Write a SARIF 2.1.0 report."},
+    {"html", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, CLI(report_path[NC_CLI_HTML]), REPORTS,
      "Write one self-contained HTML page (no script, no external asset)."},
-    {"evidence", OPT_EVIDENCE, "WHICH", REPORTS,
+    {"evidence", 0, "WHICH", NC_ARG_WORD, 0, 0, evidence_word, OPT(evidence_all), REPORTS,
      "bounded (default): each case reports the first lines of each kind of evidence and a count "
      "of the rest; all: every line."},
-    {"strict", OPT_STRICT, NULL, REPORTS,
+    {"strict", 0, NULL, NC_ARG_FLAG, 0, 0, NULL, OPT(strict), REPORTS,
      "SHOULD-rule warnings, and unused, expired or refused waivers, fail the run."},
-    {"waivers", OPT_WAIVERS, "FILE", REPORTS,
+    {"waivers", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, OPT(waivers_path), REPORTS,
      "Accept listed failures for a while, each with a reason (JSON; see README)."},
-    {"baseline", OPT_BASELINE, "FILE", REPORTS,
+    {"baseline", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, OPT(baseline_path), REPORTS,
      "An earlier --json report on the same plugin file: failures it already had do not fail the "
      "run; new ones do, and fixed ones are listed."},
-    {"baseline-any-build", OPT_BASELINE_ANY, NULL, REPORTS,
+    {"baseline-any-build", 0, NULL, NC_ARG_FLAG, 0, 0, NULL, OPT(baseline_any_build), REPORTS,
      "The baseline may be a report on another build of the plugin (the same plugin name)."},
-    {"color", OPT_COLOR, "WHEN", REPORTS,
+    {"color", 0, "WHEN", NC_ARG_WORD, 0, 0, colour_word, CLI(colour), REPORTS,
      "Colour the text report: auto (on a terminal, unless NO_COLOR is set; the default), "
      "always or never. --colour is the same."},
-    {"verbose", 'v', NULL, REPORTS, "Also show the evidence of the rules that passed."},
-    {"quiet", 'q', NULL, REPORTS, "Print only the rules that did not pass and the summary line."},
-    {"help", 'h', NULL, REPORTS, "Show the options and exit."},
-    {"version", 'V', NULL, REPORTS, "Show the harness, ruleset and plugin ABI versions and exit."},
+    {"verbose", 'v', NULL, NC_ARG_FLAG, 0, 0, NULL, OPT(verbose), REPORTS,
+     "Also show the evidence of the rules that passed."},
+    {"quiet", 'q', NULL, NC_ARG_FLAG, 0, 0, NULL, CLI(quiet), REPORTS,
+     "Print only the rules that did not pass and the summary line."},
+    {"help", 'h', NULL, NC_ARG_FLAG, 0, 0, NULL, CLI(help), REPORTS,
+     "Show the options and exit."},
+    {"version", 'V', NULL, NC_ARG_FLAG, 0, 0, NULL, CLI(version), REPORTS,
+     "Show the harness, ruleset and plugin ABI versions and exit."},
 };
 const size_t nc_cli_option_count = sizeof(nc_cli_options) / sizeof(nc_cli_options[0]);
 
@@ -118,7 +160,7 @@ const nc_cli_env nc_cli_environment[] = {
     {"NVE_CONFORM_CUDASIM",
      "The simulated CUDA runtime to load (default: the build tree's, else the installed one)."},
     {"NVE_CONFORM_SIM_DEVICES",
-     "The simulated runtime's device count, 1 to 16 (default " NUMBER(NC_DEFAULT_SIM_DEVICES)
+     "The simulated runtime's device count, 1 to " NUMBER(NC_MAX_SIM_DEVICES) " (default " NUMBER(NC_DEFAULT_SIM_DEVICES)
      "): nve-conform sets it from --sim-devices for its cases; set it yourself when your own "
      "program loads the simulated runtime."},
     {"NVE_CONFORM_CALL_LOG",
@@ -130,42 +172,266 @@ const nc_cli_env nc_cli_environment[] = {
 };
 const size_t nc_cli_environment_count = sizeof(nc_cli_environment) / sizeof(nc_cli_environment[0]);
 
-void nc_cli_getopt_tables(struct option *longopts, char *shortopts)
+/* ---- parsing by the rows ------------------------------------------------ */
+
+#define LONG_ONLY 256 /* getopt's value of row i without a letter: LONG_ONLY + i */
+
+static int getopt_value(size_t i)
 {
-  size_t k = 0, s = 0;
-  shortopts[s++] = ':'; /* a missing argument is ':', not '?' */
-  for (size_t i = 0; i < nc_cli_option_count; i++) {
-    const nc_cli_option *o = &nc_cli_options[i];
-    longopts[k++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
-    if (o->id < 256) {
-      shortopts[s++] = (char)o->id;
-      if (o->arg)
-        shortopts[s++] = ':';
-    }
-    if (o->id == OPT_COLOR) /* the British spelling, the same option */
-      longopts[k++] = (struct option){"colour", required_argument, NULL, OPT_COLOR};
-  }
-  longopts[k] = (struct option){NULL, 0, NULL, 0};
-  shortopts[s] = '\0';
+  return nc_cli_options[i].short_name ? nc_cli_options[i].short_name : LONG_ONLY + (int)i;
 }
 
-/* o's help with the ABI version in place of ABI_MARK. */
+const nc_cli_option *nc_cli_option_named(const char *name)
+{
+  for (size_t i = 0; i < nc_cli_option_count; i++)
+    if (strcmp(nc_cli_options[i].name, name) == 0)
+      return &nc_cli_options[i];
+  return NULL;
+}
+
+int nc_cli_given(const nc_cli *c, const char *name)
+{
+  const nc_cli_option *o = nc_cli_option_named(name);
+  return o && c->given[o - nc_cli_options];
+}
+
+const char *nc_cli_report_flag(int kind)
+{
+  static char flags[NC_CLI_REPORTS][32];
+  for (size_t i = 0; i < nc_cli_option_count; i++)
+    if (nc_cli_options[i].member == CLI(report_path[0]) + (size_t)kind * sizeof(const char *)) {
+      snprintf(flags[kind], sizeof(flags[kind]), "--%s", nc_cli_options[i].name);
+      return flags[kind];
+    }
+  return "--?";
+}
+
+void nc_cli_init(nc_cli *c)
+{
+  memset(c, 0, sizeof(*c));
+  nc_options_init(&c->opt);
+}
+
+void nc_cli_error(nc_cli *c, const char *fmt, ...)
+{
+  if (c->error)
+    return; /* the first error wins */
+  va_list ap;
+  va_start(ap, fmt);
+  if (vasprintf(&c->error, fmt, ap) < 0)
+    c->error = NULL;
+  va_end(ap);
+}
+
+/* "a, b or c": the words of a word-valued row. */
+static void words_text(const nc_cli_option *o, char *out, size_t len)
+{
+  size_t at = 0, n = 0;
+  while (strcmp(o->word((int)n), "?") != 0)
+    n++;
+  out[0] = '\0';
+  for (size_t i = 0; i < n && at < len; i++) {
+    int w = snprintf(out + at, len - at, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                     o->word((int)i));
+    if (w > 0)
+      at += (size_t)w;
+  }
+}
+
+/* "1 to 256": the range of a numeric row. */
+static void range_text(const nc_cli_option *o, char *out, size_t len)
+{
+  snprintf(out, len, "%.15g to %.15g", o->min, o->max);
+}
+
+/* A finite decimal number, nothing around it ("nan", "inf", "5s", "0x10"
+ * and "" are not). */
+static int decimal_number(const char *s, double *out)
+{
+  if (!*s || isspace((unsigned char)*s) || strpbrk(s, "xXpP"))
+    return 0;
+  char *end;
+  errno = 0;
+  *out = strtod(s, &end);
+  return errno == 0 && end != s && *end == '\0' && isfinite(*out);
+}
+
+/* An unsigned decimal of at most 9 digits ("1", "42"; not "-1", "+1", "0x1"). */
+static int decimal_unsigned(const char *s, const char **end, unsigned *out)
+{
+  unsigned long v = 0;
+  const char *p = s;
+  while (*p >= '0' && *p <= '9' && p - s < 9)
+    v = v * 10 + (unsigned long)(*p++ - '0');
+  *end = p;
+  *out = (unsigned)v;
+  return p > s;
+}
+
+/* Splits a comma-separated argument into the list (pointers into arg). */
+static void add_list(nc_cli *c, const nc_cli_option *o, char *arg, nc_cli_list *list)
+{
+  if (arg[strspn(arg, ", ")] == '\0') {
+    nc_cli_error(c, "--%s needs a rule or family name (got '%s')", o->name, arg);
+    return;
+  }
+  for (char *save = NULL, *tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (list->n == NC_CLI_MAX_FILTERS) {
+      nc_cli_error(c, "too many --%s filters (at most %d)", o->name, NC_CLI_MAX_FILTERS);
+      return;
+    }
+    list->items[list->n++] = tok;
+  }
+}
+
+/* One option's argument into its member, by the row's type. */
+static void apply(nc_cli *c, const nc_cli_option *o, char *arg)
+{
+  void *member = (char *)c + o->member;
+  char buf[256];
+  double num;
+  switch (o->type) {
+  case NC_ARG_FLAG: *(int *)member = 1; return;
+  case NC_ARG_TEXT: *(const char **)member = arg; return;
+  case NC_ARG_LIST: add_list(c, o, arg, member); return;
+  case NC_ARG_INT:
+  case NC_ARG_LONG:
+  case NC_ARG_NUMBER:
+    if (!decimal_number(arg, &num) || num < o->min || num > o->max ||
+        (o->type != NC_ARG_NUMBER && num != floor(num))) {
+      range_text(o, buf, sizeof(buf));
+      nc_cli_error(c, "--%s takes a %s from %s (got '%s')", o->name,
+                   o->type == NC_ARG_NUMBER ? "decimal number" : "whole number", buf, arg);
+    } else if (o->type == NC_ARG_INT) {
+      *(int *)member = (int)num;
+    } else if (o->type == NC_ARG_LONG) {
+      *(long *)member = (long)num;
+    } else {
+      *(double *)member = num;
+    }
+    return;
+  case NC_ARG_U64: {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (errno || end == arg || *end || !(*arg >= '0' && *arg <= '9'))
+      nc_cli_error(c, "--%s takes a non-negative decimal integer (got '%s')", o->name, arg);
+    else
+      *(uint64_t *)member = v;
+    return;
+  }
+  case NC_ARG_WORD:
+    for (int i = 0; strcmp(o->word(i), "?") != 0; i++)
+      if (strcmp(arg, o->word(i)) == 0) {
+        *(int *)member = i;
+        return;
+      }
+    words_text(o, buf, sizeof(buf));
+    nc_cli_error(c, "--%s takes %s (got '%s')", o->name, buf, arg);
+    return;
+  case NC_ARG_ABI: {
+    unsigned major = 0, minor = 0;
+    const char *p;
+    if (!decimal_unsigned(arg, &p, &major) || *p++ != '.' || !decimal_unsigned(p, &p, &minor) ||
+        *p) {
+      nc_cli_error(c, "--%s takes MAJOR.MINOR as two unsigned decimals, e.g. 1.0 (got '%s')",
+                   o->name, arg);
+      return;
+    }
+    c->opt.host_abi_major = major;
+    c->opt.host_abi_minor = minor;
+    return;
+  }
+  }
+}
+
+void nc_cli_parse(nc_cli *c, int argc, char **argv)
+{
+  static struct option longopts[NC_CLI_MAX_OPTIONS + 2];
+  static char shortopts[3 * NC_CLI_MAX_OPTIONS + 2];
+  size_t k = 0, sh = 0;
+  shortopts[sh++] = ':'; /* a missing argument is ':', not '?' */
+  for (size_t i = 0; i < nc_cli_option_count && i < NC_CLI_MAX_OPTIONS; i++) {
+    const nc_cli_option *o = &nc_cli_options[i];
+    int has_arg = o->arg ? required_argument : no_argument;
+    longopts[k++] = (struct option){o->name, has_arg, NULL, getopt_value(i)};
+    if (o->short_name) {
+      shortopts[sh++] = (char)o->short_name;
+      if (o->arg)
+        shortopts[sh++] = ':';
+    }
+    if (strcmp(o->name, "color") == 0) /* the British spelling, the same option */
+      longopts[k++] = (struct option){"colour", has_arg, NULL, getopt_value(i)};
+  }
+  longopts[k] = (struct option){NULL, 0, NULL, 0};
+  shortopts[sh] = '\0';
+  opterr = 0;
+  optind = 1;
+  int ch;
+  while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    if (ch == ':') {
+      nc_cli_error(c, "option '%s' needs an argument", argv[optind - 1]);
+      continue;
+    }
+    size_t row = nc_cli_option_count;
+    for (size_t i = 0; i < nc_cli_option_count; i++)
+      if (getopt_value(i) == ch)
+        row = i;
+    if (row == nc_cli_option_count) {
+      if (optopt)
+        nc_cli_error(c, "unknown option '-%c'", optopt);
+      else
+        nc_cli_error(c, "unknown option '%s'", argv[optind - 1]);
+      continue;
+    }
+    c->given[row] = 1;
+    apply(c, &nc_cli_options[row], optarg);
+  }
+  if (optind < argc)
+    c->plugin = argv[optind];
+  if (argc - optind > 1)
+    nc_cli_error(c, "one plugin at a time (got %d arguments)", argc - optind);
+}
+
+/* ---- help, README's table, the man page ----------------------------------- */
+
+/* o's help with its marks filled in: {abi} the ABI version this build
+ * implements, {range} and {words} from the row. */
 static const char *help_of(const nc_cli_option *o, char *buf, size_t len)
 {
-  const char *mark = strstr(o->help, ABI_MARK);
-  if (!mark)
-    return o->help;
-  snprintf(buf, len, "%.*s%u.%u%s", (int)(mark - o->help), o->help,
-           (unsigned)NVE_PLUGIN_ABI_VERSION_MAJOR, (unsigned)NVE_PLUGIN_ABI_VERSION_MINOR,
-           mark + strlen(ABI_MARK));
+  size_t at = 0;
+  buf[0] = '\0';
+  for (const char *p = o->help; *p && at + 1 < len;) {
+    char fill[256] = "";
+    size_t skip = 0;
+    if (strncmp(p, ABI_MARK, strlen(ABI_MARK)) == 0) {
+      snprintf(fill, sizeof(fill), "%u.%u", (unsigned)NVE_PLUGIN_ABI_VERSION_MAJOR,
+               (unsigned)NVE_PLUGIN_ABI_VERSION_MINOR);
+      skip = strlen(ABI_MARK);
+    } else if (strncmp(p, "{range}", 7) == 0) {
+      range_text(o, fill, sizeof(fill));
+      skip = 7;
+    } else if (strncmp(p, "{words}", 7) == 0 && o->word) {
+      words_text(o, fill, sizeof(fill));
+      skip = 7;
+    }
+    if (skip) {
+      at += (size_t)snprintf(buf + at, len - at, "%s", fill);
+      p += skip;
+    } else {
+      buf[at++] = *p++;
+      buf[at] = '\0';
+    }
+  }
   return buf;
 }
 
 /* "-l, --list" or "    --rule GLOB": the option as a user types it. */
 static void spelling(const nc_cli_option *o, char *out, size_t len)
 {
-  if (o->id < 256)
-    snprintf(out, len, "-%c, --%s%s%s", o->id, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+  if (o->short_name)
+    snprintf(out, len, "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "",
+             o->arg ? o->arg : "");
   else
     snprintf(out, len, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 }
@@ -225,8 +491,8 @@ void nc_cli_print_markdown(FILE *out)
   for (size_t i = 0; i < nc_cli_option_count; i++) {
     const nc_cli_option *o = &nc_cli_options[i];
     const char *arg = o->arg ? o->arg : "";
-    if (o->id < 256)
-      fprintf(out, "| `-%c`, `--%s%s%s` | ", o->id, o->name, o->arg ? " " : "", arg);
+    if (o->short_name)
+      fprintf(out, "| `-%c`, `--%s%s%s` | ", o->short_name, o->name, o->arg ? " " : "", arg);
     else
       fprintf(out, "| `--%s%s%s` | ", o->name, o->arg ? " " : "", arg);
     char buf[1024];
@@ -258,8 +524,8 @@ void nc_cli_print_man(FILE *out)
   for (size_t i = 0; i < nc_cli_option_count; i++) {
     const nc_cli_option *o = &nc_cli_options[i];
     fprintf(out, ".TP\n");
-    if (o->id < 256)
-      fprintf(out, "\\fB\\-%c\\fR, ", o->id);
+    if (o->short_name)
+      fprintf(out, "\\fB\\-%c\\fR, ", o->short_name);
     fprintf(out, "\\fB");
     roff(out, "--");
     roff(out, o->name);

@@ -4,9 +4,6 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
-#include <stdarg.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,226 +21,25 @@
 #include "sanitize.h"
 #include "suite.h"
 
-#define MAX_FILTERS 64
-
-typedef struct cli {
-  nc_options opt;
-  const char *rules[MAX_FILTERS + 1];
-  const char *families[MAX_FILTERS + 1];
-  size_t nrules, nfamilies;
-  const char *json_path, *junit_path, *tap_path, *sarif_path, *html_path;
-  int list, quiet, verbose, colour; /* colour: -1 auto, 0 never, 1 always */
-  int markdown;                     /* --format markdown */
-  const char *format, *explain;
-  char *error;                      /* first usage error */
-} cli;
-
-static void usage_error(cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void usage_error(cli *c, const char *fmt, ...)
+/* The command line by the option rows (cli_options.c), then what relates
+ * one option to another or to the operand. */
+static void parse(nc_cli *c, int argc, char **argv)
 {
-  if (c->error)
-    return; /* the first error wins */
-  va_list ap;
-  va_start(ap, fmt);
-  if (vasprintf(&c->error, fmt, ap) < 0)
-    c->error = NULL;
-  va_end(ap);
-}
-
-/* Splits a comma-separated argument into list (pointers into arg). */
-static void add_list(cli *c, char *arg, const char **list, size_t *n, const char *what)
-{
-  if (arg[strspn(arg, ", ")] == '\0') {
-    usage_error(c, "%s needs a rule or family name (got '%s')", what, arg);
-    return;
-  }
-  for (char *save = NULL, *tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    if (*n == MAX_FILTERS) {
-      usage_error(c, "too many %s filters (at most %d)", what, MAX_FILTERS);
-      return;
-    }
-    list[(*n)++] = tok;
-  }
-}
-
-/* A finite decimal number, nothing around it ("nan", "inf", "5s" and ""
- * are not). */
-static int parse_number(const char *s, double *out)
-{
-  char *end;
-  errno = 0;
-  *out = strtod(s, &end);
-  return errno == 0 && end != s && *end == '\0' && isfinite(*out) && !isspace((unsigned char)*s);
-}
-
-/* An unsigned decimal of at most 9 digits ("1", "42"; not "-1", "+1", "0x1"). */
-static int parse_decimal(const char *s, const char **end, unsigned *out)
-{
-  unsigned long v = 0;
-  const char *p = s;
-  while (*p >= '0' && *p <= '9' && p - s < 9)
-    v = v * 10 + (unsigned long)(*p++ - '0');
-  *end = p;
-  *out = (unsigned)v;
-  return p > s;
-}
-
-static void parse(cli *c, int argc, char **argv)
-{
-  /* The options, from their table (cli_options.c). */
-  static struct option longopts[64];
-  static char shortopts[3 * 64 + 2];
-  if (!longopts[0].name)
-    nc_cli_getopt_tables(longopts, shortopts);
-  opterr = 0;
-  int ch;
-  while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-    double num;
-    switch (ch) {
-    case 'l': c->list = 1; break;
-    case OPT_FORMAT:
-      c->format = optarg;
-      if (strcmp(optarg, "markdown") == 0)
-        c->markdown = 1;
-      else if (strcmp(optarg, "text") != 0)
-        usage_error(c, "--format takes text or markdown (got '%s')", optarg);
-      break;
-    case OPT_EXPLAIN: c->explain = optarg; break;
-    case 'r': add_list(c, optarg, c->rules, &c->nrules, "--rule"); break;
-    case 'f': add_list(c, optarg, c->families, &c->nfamilies, "--family"); break;
-    case OPT_FACTORY: c->opt.factory_config = optarg; break;
-    case OPT_TABLE: c->opt.table_config = optarg; break;
-    case OPT_HOST_ABI: {
-      unsigned major = 0, minor = 0;
-      const char *p;
-      if (!parse_decimal(optarg, &p, &major) || *p++ != '.' || !parse_decimal(p, &p, &minor) ||
-          *p)
-        usage_error(c, "--host-abi takes MAJOR.MINOR as two unsigned decimals, e.g. 1.0 (got "
-                       "'%s')",
-                    optarg);
-      c->opt.host_abi_major = major;
-      c->opt.host_abi_minor = minor;
-      break;
-    }
-    case OPT_SEED: {
-      char *end;
-      errno = 0;
-      unsigned long long seed = strtoull(optarg, &end, 0);
-      if (errno || end == optarg || *end || optarg[0] == '-')
-        usage_error(c, "--seed takes a non-negative integer (got '%s')", optarg);
-      c->opt.seed = seed;
-      break;
-    }
-    case OPT_TIMEOUT:
-      if (!parse_number(optarg, &num) || num < NC_MIN_TIMEOUT_S || num > 86400)
-        usage_error(c, "--timeout takes seconds, from %g to 86400 (got '%s')", NC_MIN_TIMEOUT_S,
-                    optarg);
-      c->opt.timeout_s = num;
-      break;
-    case OPT_WORKERS:
-      if (!parse_number(optarg, &num) || num < 1 || num > 256 || num != (int)num)
-        usage_error(c, "--workers takes a whole number from 1 to 256 (got '%s')", optarg);
-      c->opt.workers = (int)num;
-      break;
-    case OPT_SCHEDULE:
-      c->opt.schedule = nc_schedule_parse(optarg);
-      if (c->opt.schedule < 0) {
-        usage_error(c, "--schedule takes pool, inline, reverse, shuffle or delays (got '%s')",
-                    optarg);
-        c->opt.schedule = 0;
-      }
-      break;
-    case OPT_PROFILE: c->opt.profile_path = optarg; break;
-    case OPT_SWEEP_K:
-      if (!parse_number(optarg, &num) || num < 1 || num > 1000000 || num != (long)num)
-        usage_error(c, "--sweep-k takes a whole number from 1 to 1000000 (got '%s')", optarg);
-      c->opt.sweep_k = (long)num;
-      break;
-    case 'j':
-      if (!parse_number(optarg, &num) || num < 1 || num > NC_MAX_JOBS || num != (int)num)
-        usage_error(c, "--jobs takes a whole number from 1 to %d (got '%s')", NC_MAX_JOBS,
-                    optarg);
-      else
-        c->opt.jobs = (int)num;
-      break;
-    case OPT_NO_FORK: c->opt.no_fork = 1; break;
-    case OPT_STRESS: c->opt.stress = 1; break;
-    case OPT_CUDA:
-      if (nc_cuda_mode_parse(optarg) < 0)
-        usage_error(c, "--cuda takes auto, real, sim or off (got '%s')", optarg);
-      else
-        c->opt.cuda_mode = nc_cuda_mode_parse(optarg);
-      break;
-    case OPT_SANITIZE:
-      if (nc_sanitize_parse(optarg) < 0)
-        usage_error(c, "--sanitize takes valgrind, asan or none (got '%s')", optarg);
-      else
-        c->opt.sanitize = nc_sanitize_parse(optarg);
-      break;
-    case OPT_SIM_DEVICES:
-      if (!parse_number(optarg, &num) || num < 1 || num > 16 || num != (long)num)
-        usage_error(c, "--sim-devices takes a whole number from 1 to 16 (got '%s')", optarg);
-      else
-        c->opt.sim_devices = (int)num;
-      break;
-    case OPT_JSON: c->json_path = optarg; break;
-    case OPT_JUNIT: c->junit_path = optarg; break;
-    case OPT_TAP: c->tap_path = optarg; break;
-    case OPT_HTML: c->html_path = optarg; break;
-    case OPT_WAIVERS: c->opt.waivers_path = optarg; break;
-    case OPT_BASELINE: c->opt.baseline_path = optarg; break;
-    case OPT_BASELINE_ANY: c->opt.baseline_any_build = 1; break;
-    case OPT_SARIF: c->sarif_path = optarg; break;
-    case OPT_STRICT: c->opt.strict = 1; break;
-    case OPT_EVIDENCE:
-      if (strcmp(optarg, "all") == 0)
-        c->opt.evidence_all = 1;
-      else if (strcmp(optarg, "bounded") == 0)
-        c->opt.evidence_all = 0;
-      else
-        usage_error(c, "--evidence takes bounded or all (got '%s')", optarg);
-      break;
-    case OPT_COLOR:
-      if (strcmp(optarg, "auto") == 0)
-        c->colour = -1;
-      else if (strcmp(optarg, "always") == 0)
-        c->colour = 1;
-      else if (strcmp(optarg, "never") == 0)
-        c->colour = 0;
-      else
-        usage_error(c, "--color takes auto, always or never (got '%s')", optarg);
-      break;
-    case 'v': c->verbose = 1; break;
-    case 'q': c->quiet = 1; break;
-    case 'h':
-      nc_cli_print_help(stdout);
-      exit(0);
-    case 'V':
-      printf("nve-conform %s (ruleset %s, plugin ABI %u.%u)\n", NC_HARNESS_VERSION_STRING,
-             NC_RULESET_VERSION_STRING, NVE_PLUGIN_ABI_VERSION_MAJOR, NVE_PLUGIN_ABI_VERSION_MINOR);
-      exit(0);
-    case ':': usage_error(c, "option '%s' needs an argument", argv[optind - 1]); break;
-    default:
-      if (optopt)
-        usage_error(c, "unknown option '-%c'", optopt);
-      else
-        usage_error(c, "unknown option '%s'", argv[optind - 1]);
-    }
-  }
-  if (c->format && !c->list)
-    usage_error(c, "--format applies to --list");
+  nc_cli_parse(c, argc, argv);
+  if (nc_cli_given(c, "format") && !c->list)
+    nc_cli_error(c, "--format applies to --list");
   if (c->list || c->explain) {
-    if (optind < argc)
-      usage_error(c, "%s takes no plugin (got '%s')", c->list ? "--list" : "--explain",
-                  argv[optind]);
-  } else {
-    if (optind == argc)
-      usage_error(c, "no plugin given");
-    else if (argc - optind > 1)
-      usage_error(c, "one plugin at a time (got %d arguments)", argc - optind);
-    else
-      c->opt.plugin_path = argv[optind];
+    if (c->plugin)
+      nc_cli_error(c, "%s takes no plugin (got '%s')", c->list ? "--list" : "--explain",
+                   c->plugin);
+  } else if (!c->plugin) {
+    nc_cli_error(c, "no plugin given");
   }
+  c->opt.plugin_path = c->list || c->explain ? NULL : c->plugin;
+  c->opt.rule_globs = c->rules.n ? c->rules.items : NULL;
+  c->opt.families = c->families.n ? c->families.items : NULL;
+  c->opt.argc = argc;
+  c->opt.argv = argv;
 }
 
 /* Prints a built text on stdout; the exit code. */
@@ -347,21 +143,43 @@ static void resolve(const char *path, char *out, size_t len)
     snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", name);
 }
 
+/* A report file can be written at path: an existing file is writable, or
+ * its directory is. */
+static void check_writable(nc_cli *c, const char *flag, const char *path)
+{
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      nc_cli_error(c, "%s '%s' is a directory", flag, path);
+    else if (access(path, W_OK) != 0)
+      nc_cli_error(c, "cannot write %s '%s': %s", flag, path, strerror(errno));
+    return;
+  }
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof(dir), "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    *(slash == dir ? slash + 1 : slash) = '\0';
+  else
+    snprintf(dir, sizeof(dir), ".");
+  if (access(dir, W_OK | X_OK) != 0)
+    nc_cli_error(c, "cannot write %s '%s': directory '%s': %s", flag, path, dir,
+                 strerror(errno));
+}
+
 /* Every report can be written, and none over a file the run reads or over
  * another report: checked before the run, so a bad path costs no time. */
-static void check_report_paths(cli *c)
+static void check_report_paths(nc_cli *c)
 {
-  const char **fields[] = {&c->json_path, &c->junit_path, &c->tap_path, &c->sarif_path,
-                           &c->html_path};
-  const char *paths[] = {c->json_path, c->junit_path, c->tap_path, c->sarif_path, c->html_path};
+  const char **paths = c->report_path;
   char *refused = c->error; /* a path refused here is not written at all */
-  const char *flags[] = {"--json", "--junit", "--tap", "--sarif", "--html"};
   const char *inputs[] = {c->opt.plugin_path, c->opt.profile_path, c->opt.waivers_path,
                           c->opt.baseline_path};
   const char *what[] = {"the plugin", "the profile", "the waivers file", "the baseline"};
-  for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+  for (int i = 0; i < NC_CLI_REPORTS; i++) {
     if (!paths[i] || strncmp(paths[i], "/dev/", 5) == 0)
       continue;
+    const char *flag = nc_cli_report_flag(i);
     char mine[2 * PATH_MAX + 2], theirs[2 * PATH_MAX + 2];
     resolve(paths[i], mine, sizeof(mine));
     for (size_t k = 0; k < sizeof(inputs) / sizeof(inputs[0]); k++) {
@@ -369,38 +187,22 @@ static void check_report_paths(cli *c)
         continue;
       resolve(inputs[k], theirs, sizeof(theirs));
       if (mine[0] && strcmp(mine, theirs) == 0)
-        usage_error(c, "%s '%s' is %s: refusing to write a report over it", flags[i], paths[i],
-                    what[k]);
+        nc_cli_error(c, "%s '%s' is %s: refusing to write a report over it", flag, paths[i],
+                     what[k]);
     }
-    for (size_t k = i + 1; k < sizeof(paths) / sizeof(paths[0]); k++) {
+    for (int k = i + 1; k < NC_CLI_REPORTS; k++) {
       if (!paths[k])
         continue;
       resolve(paths[k], theirs, sizeof(theirs));
       if (mine[0] && strcmp(mine, theirs) == 0)
-        usage_error(c, "%s and %s name the same file '%s'", flags[i], flags[k], paths[i]);
+        nc_cli_error(c, "%s and %s name the same file '%s'", flag, nc_cli_report_flag(k),
+                     paths[i]);
     }
-    struct stat st;
-    if (stat(paths[i], &st) == 0) {
-      if (S_ISDIR(st.st_mode))
-        usage_error(c, "%s '%s' is a directory", flags[i], paths[i]);
-      else if (access(paths[i], W_OK) != 0)
-        usage_error(c, "cannot write %s '%s': %s", flags[i], paths[i], strerror(errno));
-      continue;
-    }
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof(dir), "%s", paths[i]);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-      *(slash == dir ? slash + 1 : slash) = '\0';
-    else
-      snprintf(dir, sizeof(dir), ".");
-    if (access(dir, W_OK | X_OK) != 0)
-      usage_error(c, "cannot write %s '%s': directory '%s': %s", flags[i], paths[i], dir,
-                  strerror(errno));
+    check_writable(c, flag, paths[i]);
   }
-  for (size_t i = 0; c->error != refused && i < sizeof(paths) / sizeof(paths[0]); i++)
+  for (int i = 0; c->error != refused && i < NC_CLI_REPORTS; i++)
     if (paths[i] && strstr(c->error, paths[i]))
-      *fields[i] = NULL;
+      paths[i] = NULL;
 }
 
 /* Ctrl-C or a CI timeout: the first signal ends the run early, and the
@@ -424,23 +226,22 @@ static void on_terminate(int signo)
 
 /* A report file from an earlier run must never pass for this run's: gone
  * before the run starts (it is written again at the end). */
-static void remove_old_reports(const cli *c)
+static void remove_old_reports(const nc_cli *c)
 {
-  const char *paths[] = {c->json_path, c->junit_path, c->tap_path, c->sarif_path, c->html_path};
-  for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+  for (int i = 0; i < NC_CLI_REPORTS; i++) {
+    const char *path = c->report_path[i];
     struct stat st;
-    if (paths[i] && strncmp(paths[i], "/dev/", 5) != 0 && lstat(paths[i], &st) == 0 &&
-        S_ISREG(st.st_mode))
-      unlink(paths[i]);
+    if (path && strncmp(path, "/dev/", 5) != 0 && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+      unlink(path);
   }
 }
 
-static int write_reports(const cli *c, const nc_report *r);
+static int write_reports(const nc_cli *c, const nc_report *r);
 
 /* --no-fork: plugin code may end this process in the middle of a case. The
  * report so far is still printed and written, and the exit status says a
  * rule failed. */
-static cli *guarded_cli;
+static nc_cli *guarded_cli;
 static int guarded_colour;
 
 static void finish_cut_short(int status)
@@ -460,21 +261,17 @@ static void exit_called(int status, void *arg)
   finish_cut_short(status);
 }
 
-static int write_reports(const cli *c, const nc_report *r)
+static int write_reports(const nc_cli *c, const nc_report *r)
 {
-  const struct {
-    const char *path;
-    int (*write)(const nc_report *, const char *, char *, size_t);
-  } reports[] = {{c->json_path, nc_report_write_json},
-                 {c->junit_path, nc_report_write_junit},
-                 {c->tap_path, nc_report_write_tap},
-                 {c->sarif_path, nc_report_write_sarif},
-                 {c->html_path, nc_report_write_html}};
+  static int (*const writers[NC_CLI_REPORTS])(const nc_report *, const char *, char *, size_t) = {
+      [NC_CLI_JSON] = nc_report_write_json,   [NC_CLI_JUNIT] = nc_report_write_junit,
+      [NC_CLI_TAP] = nc_report_write_tap,     [NC_CLI_SARIF] = nc_report_write_sarif,
+      [NC_CLI_HTML] = nc_report_write_html};
   char err[512];
   int failed = 0;
   fflush(NULL); /* a report may go to /dev/stdout, after the text report */
-  for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++)
-    if (reports[i].path && reports[i].write(r, reports[i].path, err, sizeof(err)) != 0) {
+  for (int i = 0; i < NC_CLI_REPORTS; i++)
+    if (c->report_path[i] && writers[i](r, c->report_path[i], err, sizeof(err)) != 0) {
       fprintf(stderr, "nve-conform: %s\n", err);
       failed = 1;
     }
@@ -483,16 +280,18 @@ static int write_reports(const cli *c, const nc_report *r)
 
 int main(int argc, char **argv)
 {
-  cli c;
-  memset(&c, 0, sizeof(c));
-  c.colour = -1;
-  nc_options_init(&c.opt);
+  nc_cli c;
+  nc_cli_init(&c);
   parse(&c, argc, argv);
-  c.opt.rule_globs = c.nrules ? c.rules : NULL;
-  c.opt.families = c.nfamilies ? c.families : NULL;
-  c.opt.verbose = c.verbose;
-  c.opt.argc = argc;
-  c.opt.argv = argv;
+  if (c.help) {
+    nc_cli_print_help(stdout);
+    return 0;
+  }
+  if (c.version) {
+    printf("nve-conform %s (ruleset %s, plugin ABI %u.%u)\n", NC_HARNESS_VERSION_STRING,
+           NC_RULESET_VERSION_STRING, NVE_PLUGIN_ABI_VERSION_MAJOR, NVE_PLUGIN_ABI_VERSION_MINOR);
+    return 0;
+  }
   if (c.explain && !c.error)
     return explain_rule(c.explain);
   if (c.list && !c.error) {
@@ -502,7 +301,8 @@ int main(int argc, char **argv)
     return 0;
   }
   int tty = isatty(STDOUT_FILENO);
-  int colour = c.colour == -1 ? tty && !getenv("NO_COLOR") : c.colour;
+  int colour = c.colour == NC_CLI_COLOUR_AUTO ? tty && !getenv("NO_COLOR")
+                                              : c.colour == NC_CLI_COLOUR_ALWAYS;
   if (!c.error && isatty(STDERR_FILENO) && !c.quiet && !getenv("CI")) {
     static size_t counts[NC_VERDICT_COUNT_];
     c.opt.on_result = show_progress;

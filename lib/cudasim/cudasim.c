@@ -39,7 +39,7 @@ enum { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
        cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAX_DEVICES 16
+#define MAX_DEVICES NC_MAX_SIM_DEVICES
 #define MAX_ALLOCATIONS 4096
 
 static _Thread_local int current_device;

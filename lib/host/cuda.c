@@ -199,7 +199,7 @@ int nc_cuda_open(nc_cuda_mode mode, int sim_devices, char *why, size_t whylen)
     rt.get_device_count = NULL;
   }
   char env[16];
-  snprintf(env, sizeof(env), "%d", sim_devices > 0 ? sim_devices : 2);
+  snprintf(env, sizeof(env), "%d", sim_devices > 0 ? sim_devices : NC_DEFAULT_SIM_DEVICES);
   setenv("NVE_CONFORM_SIM_DEVICES", env, 1);
   void *dl = open_cudasim(why, whylen);
   if (!dl || resolve(dl) != 0) {

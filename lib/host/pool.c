@@ -9,9 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "nve_conform.h" /* NC_MAX_WORKERS */
 #include "threads.h"
 
-#define MAX_WORKERS 256
+#define MAX_WORKERS NC_MAX_WORKERS
 /* Helpers spin this many rounds for the next job before they sleep: a
  * barrier that wakes sleeping threads costs far more than one that does not. */
 #define SPIN_ROUNDS 20000

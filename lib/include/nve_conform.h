@@ -30,6 +30,10 @@ extern "C" {
 #define NC_DEFAULT_SIM_DEVICES 4 /* virtual devices of the simulated CUDA runtime */
 #define NC_MAX_JOBS 64           /* the most cases --jobs runs at once */
 #define NC_MIN_TIMEOUT_S 0.1     /* the shortest --timeout (a case starts in ms, not ns) */
+#define NC_MAX_TIMEOUT_S 86400.0 /* the longest --timeout (a day) */
+#define NC_MAX_WORKERS 256       /* the most threads in the services pool */
+#define NC_MAX_SIM_DEVICES 16    /* the most devices of the simulated runtime */
+#define NC_MAX_SWEEP_K 1000000   /* the last step --sweep-k can name */
 
 /* Exit codes of the command line and of nc_report_exit_code(). */
 enum {

@@ -68,7 +68,6 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
   cfg->workers = opt->workers > 0 ? opt->workers : NC_DEFAULT_WORKERS;
   cfg->schedule = opt->schedule;
   cfg->no_fork = opt->no_fork;
-  cfg->verbose = opt->verbose;
   cfg->evidence_all = opt->evidence_all;
   cfg->sanitize = opt->sanitize;
   double mult = timeout_multiplier();
@@ -108,9 +107,10 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
     return nc_report_usage_error(r, "NVE_CONFORM_TIMEOUT_MULTIPLIER must be a number in (0, 1000] "
                                     "(got '%s')", getenv("NVE_CONFORM_TIMEOUT_MULTIPLIER"));
   /* The same bounds as the command line's, for programs that call nc_run. */
-  if (opt->timeout_s != 0 && !(opt->timeout_s >= NC_MIN_TIMEOUT_S && opt->timeout_s <= 86400))
-    return nc_report_usage_error(r, "the timeout must be from %g to 86400 seconds (got %g)",
-                                 NC_MIN_TIMEOUT_S, opt->timeout_s);
+  if (opt->timeout_s != 0 &&
+      !(opt->timeout_s >= NC_MIN_TIMEOUT_S && opt->timeout_s <= NC_MAX_TIMEOUT_S))
+    return nc_report_usage_error(r, "the timeout must be from %g to %g seconds (got %g)",
+                                 NC_MIN_TIMEOUT_S, NC_MAX_TIMEOUT_S, opt->timeout_s);
   if (opt->sanitize < NC_SANITIZE_NONE || opt->sanitize > NC_SANITIZE_ASAN)
     return nc_report_usage_error(r, "unknown sanitize mode %d", opt->sanitize);
   if (opt->sanitize && opt->no_fork)
@@ -118,6 +118,9 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
                                     "of its own: not with --no-fork");
   r->sanitize = nc_sanitize_name(opt->sanitize);
   r->sanitize_slowdown = nc_sanitize_slowdown(opt->sanitize);
+  if (opt->jobs > 0 && opt->no_fork)
+    return nc_report_usage_error(r, "--jobs runs cases in processes of their own: not with "
+                                    "--no-fork (one case at a time, in this process)");
   if (opt->jobs < 0 || opt->jobs > NC_MAX_JOBS)
     return nc_report_usage_error(r, "the job count must be from 1 to %d, or 0 for one per CPU "
                                     "(got %d)", NC_MAX_JOBS, opt->jobs);

@@ -27,7 +27,6 @@ typedef struct nc_config {
   int workers;       /* NVE services pool size */
   nc_schedule schedule;
   int no_fork;
-  int verbose;
   int evidence_all; /* --evidence all: every evidence line, unbounded */
   int sanitize;     /* nc_sanitize_mode (a case under valgrind runs one thread at a time) */
   char cache_dir[PATH_MAX]; /* per-run scratch files shared by cases ("" none) */

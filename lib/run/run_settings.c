@@ -49,7 +49,6 @@ const nc_setting nc_settings[] = {
     INTERNAL("exact", NC_SET_INT, exact),
     INTERNAL("cuda_mode", NC_SET_INT, cuda_mode),
     INTERNAL("no_fork", NC_SET_INT, no_fork),
-    INTERNAL("verbose", NC_SET_INT, verbose),
     INTERNAL("evidence_all", NC_SET_INT, evidence_all),
 };
 const size_t nc_setting_count = sizeof(nc_settings) / sizeof(nc_settings[0]);

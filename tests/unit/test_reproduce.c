@@ -108,7 +108,6 @@ static nc_config changed(void)
   cfg.exact = 1;
   cfg.cuda_mode = 2;
   cfg.no_fork = 1;
-  cfg.verbose = 1;
   cfg.evidence_all = 1;
   for (int i = 0; i < 4; i++)
     cfg.plugin_file[i] = 1000ull + (unsigned long long)i;
