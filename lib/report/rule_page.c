@@ -14,36 +14,6 @@
 #define NC_DOCDIR "doc"
 #endif
 
-static const struct {
-  const char *family, *title, *intro;
-} families[] = {
-  {"SYM", "Symbols and metadata",
-   "What the host finds in the file before it calls anything: an ELF object that loads, "
-   "the five metadata functions, the creation symbol of the mode."},
-  {"VER", "Versions and struct growth",
-   "The version check the host makes, and the size-prefixed structs that let hosts and "
-   "plugins of different minors work together."},
-  {"OWN", "Output ownership",
-   "What factory creation and produce do with their outputs, on success and on every "
-   "failure (malformed configs, failing profile configs, allocation failures)."},
-  {"ERR", "Statuses, last_error, no unwinding",
-   "How a plugin reports failure: defined statuses, a thread-local message, and never a "
-   "crash or an escaped exception."},
-  {"LIF", "Lifecycle",
-   "Factories, tables and the library itself coming and going in the order a host "
-   "chooses."},
-  {"DEV", "Device bootstrap",
-   "The CUDA device around each call. Run on a real GPU when one is visible, else on the "
-   "simulated CUDA runtime with several virtual devices; the report says which."},
-  {"SVC", "NVE services",
-   "The host's thread pool, streams, scratch memory and contexts, used the way the host "
-   "allows."},
-  {"TBL", "Table semantics",
-   "What find, insert, update, update_accumulate, erase, clear and the lookup counter "
-   "do, compared with a model of the table, with the table's own key size, row size and "
-   "dtype."},
-};
-
 void nc_rule_doc_anchor(nc_rule rule, char out[16])
 {
   const char *id = nc_rule_text(rule);
@@ -162,8 +132,8 @@ static void unwaivable_sentence(nc_strbuf *b)
   nc_rule rules[NC_RULE_COUNT];
   const char *sep = "";
   nc_strbuf_puts(b, "<!-- unwaivable:begin -->\nThese rules cannot be waived: ");
-  for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
-    size_t n = family_rules(families[f].family, rules);
+  for (size_t f = 0; f < nc_family_count; f++) {
+    size_t n = family_rules(nc_family_defs[f].family, rules);
     for (size_t i = 0; i < n; i++) {
       if (nc_rule_defs[rules[i]].waivable)
         continue;
@@ -210,8 +180,8 @@ void nc_rules_document(nc_strbuf *b)
       "it; the evidence says where (\"seen during ...\"), and the reproduce line runs "
       "that case too.\n\n");
   nc_strbuf_puts(b, "| rule | severity | title |\n|---|---|---|\n");
-  for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
-    size_t n = family_rules(families[f].family, rules);
+  for (size_t f = 0; f < nc_family_count; f++) {
+    size_t n = family_rules(nc_family_defs[f].family, rules);
     for (size_t i = 0; i < n; i++) {
       const nc_rule_info *info = &nc_rule_defs[rules[i]].info;
       char anchor[16];
@@ -223,10 +193,10 @@ void nc_rules_document(nc_strbuf *b)
       nc_strbuf_puts(b, " |\n");
     }
   }
-  for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
-    nc_strbuf_printf(b, "\n## %s: %s\n\n%s\n", families[f].family, families[f].title,
-                     families[f].intro);
-    size_t n = family_rules(families[f].family, rules);
+  for (size_t f = 0; f < nc_family_count; f++) {
+    nc_strbuf_printf(b, "\n## %s: %s\n\n%s\n", nc_family_defs[f].family, nc_family_defs[f].title,
+                     nc_family_defs[f].intro);
+    size_t n = family_rules(nc_family_defs[f].family, rules);
     for (size_t i = 0; i < n; i++) {
       nc_strbuf_puts(b, "\n");
       nc_rule_page(b, rules[i], NC_PAGE_DOC);

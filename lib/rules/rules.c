@@ -10,6 +10,14 @@ const nc_rule_def nc_rule_defs[NC_RULE_COUNT] = {
 };
 #undef NC_RULE
 
+#define NC_RULE(...)
+#define NC_FAMILY(fam, title, intro) {#fam, title, intro},
+const nc_family_def nc_family_defs[] = {
+#include "rules.def"
+};
+#undef NC_RULE
+const size_t nc_family_count = sizeof(nc_family_defs) / sizeof(nc_family_defs[0]);
+
 #define CONTRACT_PREFIX "doc/contract.md#"
 
 const char *nc_rule_anchor(nc_rule rule)

@@ -60,6 +60,16 @@ typedef struct nc_rule_def {
 
 extern const nc_rule_def nc_rule_defs[NC_RULE_COUNT];
 
+/* A family of rules (an NC_FAMILY entry of rules.def), in the table's
+ * order: the documents' parts, each with its title and introduction. */
+typedef struct nc_family_def {
+  const char *family; /* "SYM" */
+  const char *title;
+  const char *intro;
+} nc_family_def;
+extern const nc_family_def nc_family_defs[];
+extern const size_t nc_family_count;
+
 /* The cases that take longest (random sequences, the schedule matrix,
  * failure sweeps, deep tables), longest first: with --jobs they start
  * first, so that the rest runs beside them. A hint for speed only; the

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "call_space.h"
 #include "case_table.h"
 #include "cases.h"
 #include "rule_page.h"
@@ -44,6 +45,50 @@ static void test_lookups(void **state)
   assert_null(nc_rule_find("SYM-99"));
   assert_ptr_equal(nc_rule_at(0), &nc_rule_defs[0].info);
   assert_null(nc_rule_at(nc_rule_count()));
+}
+
+/* The families are rules.def's NC_FAMILY entries: one for each family a
+ * rule names, none without a rule, none twice, each with its page text. */
+static void test_families(void **state)
+{
+  (void)state;
+  for (size_t f = 0; f < nc_family_count; f++) {
+    const nc_family_def *fam = &nc_family_defs[f];
+    assert_int_equal(strlen(fam->family), 3);
+    assert_true(strlen(fam->title) > 3);
+    assert_true(strlen(fam->intro) > 20);
+    int rules = 0;
+    for (int i = 0; i < NC_RULE_COUNT; i++)
+      rules += strcmp(nc_rule_defs[i].info.family, fam->family) == 0;
+    assert_true(rules > 0);
+    for (size_t g = f + 1; g < nc_family_count; g++)
+      assert_string_not_equal(fam->family, nc_family_defs[g].family);
+  }
+  for (int i = 0; i < NC_RULE_COUNT; i++) {
+    size_t f = 0;
+    while (f < nc_family_count && strcmp(nc_family_defs[f].family, nc_rule_defs[i].info.family) != 0)
+      f++;
+    assert_true(f < nc_family_count); /* the rule's family has its NC_FAMILY entry */
+  }
+}
+
+/* rules.h's lists name rules by rules.def's enum (the compiler holds the
+ * names to the table); what it cannot see: a rule listed twice among the
+ * slow ones, a swept op for each op the call space sweeps (call_space.h). */
+static void test_rule_lists_of_rules_h(void **state)
+{
+  (void)state;
+  int slow = 0;
+  for (int i = 0; i < NC_RULE_COUNT; i++) {
+    int rank = nc_rule_slow_rank((nc_rule)i);
+    if (rank == NC_RULE_COUNT)
+      continue;
+    slow++;
+    for (int k = i + 1; k < NC_RULE_COUNT; k++)
+      assert_int_not_equal(rank, nc_rule_slow_rank((nc_rule)k));
+  }
+  assert_true(slow > 0);
+  assert_int_equal(nc_swept_op_count, NC_SPACE_OPS);
 }
 
 /* The load probe must be a static-stage case: it opens the plugin itself. */
@@ -123,6 +168,8 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ids_are_unique_and_well_formed),
       cmocka_unit_test(test_lookups),
+      cmocka_unit_test(test_families),
+      cmocka_unit_test(test_rule_lists_of_rules_h),
       cmocka_unit_test(test_probe_is_file_stage),
       cmocka_unit_test(test_waivable_flags),
       cmocka_unit_test(test_every_rule_is_explained),
