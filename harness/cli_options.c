@@ -42,6 +42,7 @@ static const char *pick(const char *const *words, size_t n, int i)
 WORDS(format_word, "text", "markdown")
 WORDS(evidence_word, "bounded", "all")
 WORDS(colour_word, "auto", "never", "always") /* NC_CLI_COLOUR_* */
+WORDS(progress_word, "auto", "lines", "off")    /* NC_CLI_PROGRESS_* */
 static const char *schedule_word(int i) { return nc_schedule_name((nc_schedule)i); }
 static const char *cuda_word(int i) { return nc_cuda_mode_name((nc_cuda_mode)i); }
 
@@ -138,6 +139,11 @@ const nc_cli_option nc_cli_options[] = {
      "Also show the evidence of the rules that passed."},
     {"quiet", 'q', NULL, NC_ARG_FLAG, 0, 0, NULL, CLI(quiet), REPORTS,
      "Print only the rules that did not pass and the summary line."},
+    {"progress", 0, "WHEN", NC_ARG_WORD, 0, 0, progress_word, CLI(progress), REPORTS,
+     "Progress on stderr: auto (the default: on a terminal, one status line redrawn in place "
+     "and cleared at the end, with the rules done, the cases running and the time so far; "
+     "nothing with -q, when CI is set or when stderr is not a terminal), lines (that line "
+     "every ten seconds, for CI logs) or off."},
     {"help", 'h', NULL, NC_ARG_FLAG, 0, 0, NULL, CLI(help), REPORTS,
      "Show the options and exit."},
     {"version", 'V', NULL, NC_ARG_FLAG, 0, 0, NULL, CLI(version), REPORTS,
@@ -171,7 +177,7 @@ const nc_cli_env nc_cli_environment[] = {
     {"TMPDIR", "Where runs keep their scratch files (default `/tmp`)."},
     {"PATH", "Where --sanitize valgrind finds valgrind."},
     {"NO_COLOR", "No colour in the text report under --color auto."},
-    {"CI", "No live progress line on a terminal."},
+    {"CI", "No live progress line on a terminal (--progress auto)."},
 };
 const size_t nc_cli_environment_count = sizeof(nc_cli_environment) / sizeof(nc_cli_environment[0]);
 

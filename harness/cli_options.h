@@ -34,6 +34,7 @@ typedef struct nc_cli_list {
 /* The report files, in the order they are written. */
 enum { NC_CLI_JSON, NC_CLI_JUNIT, NC_CLI_TAP, NC_CLI_SARIF, NC_CLI_HTML, NC_CLI_REPORTS };
 enum { NC_CLI_COLOUR_AUTO, NC_CLI_COLOUR_NEVER, NC_CLI_COLOUR_ALWAYS };
+enum { NC_CLI_PROGRESS_AUTO, NC_CLI_PROGRESS_LINES, NC_CLI_PROGRESS_OFF };
 
 #define NC_CLI_MAX_OPTIONS 64
 
@@ -45,6 +46,7 @@ typedef struct nc_cli {
   const char *report_path[NC_CLI_REPORTS];
   int list, quiet, help, version;
   int colour;   /* NC_CLI_COLOUR_* */
+  int progress; /* NC_CLI_PROGRESS_* */
   int markdown; /* --format: 0 text, 1 markdown */
   const char *explain;
   const char *plugin; /* the one operand */

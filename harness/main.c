@@ -17,6 +17,7 @@
 #include "interposer.h"
 #include "nve_conform.h"
 #include "plugin/nve_plugin_common.h"
+#include "progress.h"
 #include "rule_page.h"
 #include "sanitize.h"
 #include "suite.h"
@@ -98,28 +99,6 @@ static void list_rules(void)
     printf("%-7s %-6s %s\n", sorted[i]->id, nc_severity_name(sorted[i]->severity),
            sorted[i]->title);
   free(sorted);
-}
-
-/* The live line on a terminal: the case running now and the counts so far. */
-static void show_running(void *user, size_t done, size_t total, const char *id)
-{
-  const size_t *counts = user;
-  fprintf(stderr, "\r\033[K[%zu/%zu] running %s  (%zu PASS, %zu FAIL, %zu WARN, %zu SKIP)",
-          done + 1, total, id, counts[NC_VERDICT_PASS], counts[NC_VERDICT_FAIL],
-          counts[NC_VERDICT_WARN], counts[NC_VERDICT_SKIP]);
-  fflush(stderr);
-}
-
-static void show_progress(void *user, size_t done, size_t total, const char *id, nc_verdict v)
-{
-  (void)id;
-  size_t *counts = user;
-  if (v < NC_VERDICT_COUNT_)
-    counts[v]++;
-  if (done == total) {
-    fprintf(stderr, "\r\033[K");
-    fflush(stderr);
-  }
 }
 
 /* Where path leads: the file itself, or (when it does not exist yet) its
@@ -303,12 +282,15 @@ int main(int argc, char **argv)
   int tty = isatty(STDOUT_FILENO);
   int colour = c.colour == NC_CLI_COLOUR_AUTO ? tty && !getenv("NO_COLOR")
                                               : c.colour == NC_CLI_COLOUR_ALWAYS;
-  if (!c.error && isatty(STDERR_FILENO) && !c.quiet && !getenv("CI")) {
-    static size_t counts[NC_VERDICT_COUNT_];
-    c.opt.on_result = show_progress;
-    c.opt.on_case_start = show_running;
-    c.opt.on_result_user = counts;
-  }
+  /* auto: the live line on a terminal, unless -q or a CI job says so;
+   * lines and off are what was asked. */
+  nc_progress_mode progress = c.progress == NC_CLI_PROGRESS_LINES ? NC_PROGRESS_LINES
+                              : c.progress == NC_CLI_PROGRESS_OFF || c.quiet || getenv("CI") ||
+                                      !isatty(STDERR_FILENO)
+                                  ? NC_PROGRESS_OFF
+                                  : NC_PROGRESS_TTY;
+  if (!c.error)
+    nc_progress_start(&c.opt, progress, stderr);
 
   if (!c.error)
     check_report_paths(&c);
@@ -330,6 +312,7 @@ int main(int argc, char **argv)
   /* On a usage error, still produce the requested report files, so CI finds
    * a complete, valid report that says what went wrong. */
   nc_report *r = c.error ? nc_report_new_error(&c.opt, c.error) : nc_run(&c.opt);
+  nc_progress_stop();
   nc_exit_hook = NULL;
   guarded_cli = NULL;
   if (!r) {

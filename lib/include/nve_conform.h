@@ -122,6 +122,10 @@ typedef struct nc_options {
    * memcheck, 2 AddressSanitizer (a plugin built with it). Case time
    * limits grow by the tool's slowdown. */
   int sanitize;
+  /* Called when a case's process starts (running 1) and when it has ended
+   * (running 0), from the thread that runs it: with several jobs, calls
+   * come from several threads at once. May be NULL; gets on_result_user. */
+  void (*on_case_running)(void *user, const char *rule_id, int running);
 } nc_options;
 
 void nc_options_init(nc_options *opt);

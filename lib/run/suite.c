@@ -176,12 +176,12 @@ static void remove_cache(const char *dir)
 }
 
 typedef struct run_state {
+  const nc_options *opt; /* the caller's: its callbacks */
   const nc_config *cfg;
   nc_report *report;
   nc_waivers waivers;
   nc_baseline baseline;
   int have_waivers, have_baseline;
-  const nc_options *opt;
   char runner[PATH_MAX];  /* the case runner ("" only under --no-fork) */
   int config_fd;          /* the sealed configuration each runner inherits */
   int was_subreaper;      /* what to put back at the end, or -1 */
@@ -335,7 +335,7 @@ typedef struct case_job {
 
 /* Starts the job's case process and waits for it to end. Touches nothing
  * but the job, so several run at once on worker threads. */
-static void spawn_case(const run_state *rs, case_job *job)
+static void spawn_case_now(const run_state *rs, case_job *job)
 {
   const nc_config *cfg = rs->cfg;
   if (!cfg->no_fork) {
@@ -387,6 +387,19 @@ static int finish_case(run_state *rs, case_job *job, nc_result *res)
   if (cr->output && cr->output[0] && res->verdict != NC_VERDICT_PASS)
     res->output = nc_sanitized(cr->output);
   return 0;
+}
+
+/* Runs a case, telling the caller when its process starts and ends (from
+ * this thread: the workers call it side by side). */
+static void spawn_case(const run_state *rs, case_job *job)
+{
+  const nc_options *opt = rs->opt;
+  const char *id = nc_rule_defs[job->rule].info.id;
+  if (opt && opt->on_case_running)
+    opt->on_case_running(opt->on_result_user, id, 1);
+  spawn_case_now(rs, job);
+  if (opt && opt->on_case_running)
+    opt->on_case_running(opt->on_result_user, id, 0);
 }
 
 static int run_case(run_state *rs, nc_rule rule, int probe, nc_result *res, nc_child_result *cr)
