@@ -33,13 +33,15 @@ static void print_counts(const nc_cover_cell *cells, size_t n, FILE *out)
   }
 }
 
-/* The rules whose cases made what the sweep did not, each once. */
-static void print_elsewhere(const nc_cover_cell *cells, size_t n, FILE *out)
+/* The rules whose cases made what the sweep did not, each once; not the
+ * sweeping rule itself (its case made them outside the sweep). */
+static void print_elsewhere(const nc_cover_cell *cells, size_t n, const nc_rule_info *sweeper,
+                            FILE *out)
 {
   int any = 0;
   for (size_t i = 0; i < n; i++) {
     const nc_rule_info *by = cells[i].by;
-    if (cells[i].state != NC_COVER_ELSEWHERE || !by)
+    if (cells[i].state != NC_COVER_ELSEWHERE || !by || by == sweeper)
       continue;
     int seen = 0;
     for (size_t k = 0; k < i && !seen; k++)
@@ -131,7 +133,7 @@ void nc_report_print_coverage(const nc_report *r, FILE *out)
       none_ran &= cells[k].state != NC_COVER_RAN;
     if (!none_ran) {
       print_counts(cells, n, out);
-      print_elsewhere(cells, n, out);
+      print_elsewhere(cells, n, res->rule, out);
     }
     size_t missing = print_not_run(cells, n, out);
     if (missing && res->verdict == NC_VERDICT_PASS)

@@ -124,68 +124,92 @@ static void own_failures_first(nc_result *res, const owned_lines *o)
   free(sorted);
 }
 
-void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg)
+/* Records without the case's key: plugin code wrote to the harness's
+ * channel. Nothing the case reported can be trusted. */
+static void judge_forged(nc_result *res, const nc_child_result *cr)
 {
-  if (cr->forged) {
-    /* Records without the case's key: plugin code wrote to the harness's
-     * channel. Nothing the case reported can be trusted. */
-    char observed[200];
-    snprintf(observed, sizeof(observed), "%zu record%s without the case's key (plugin code "
-             "writing to a descriptor it does not own)", cr->forged, cr->forged == 1 ? "" : "s");
-    nc_result_add_evidence(res, NC_LEVEL_FAIL, "the result channel",
-                           "only the harness's records", observed);
-    nc_result_set_reason(res, "the result channel was tampered with: %s", observed);
-    res->verdict = NC_VERDICT_FAIL;
+  char observed[200];
+  snprintf(observed, sizeof(observed), "%zu record%s without the case's key (plugin code "
+           "writing to a descriptor it does not own)", cr->forged, cr->forged == 1 ? "" : "s");
+  nc_result_add_evidence(res, NC_LEVEL_FAIL, "the result channel", "only the harness's records",
+                         observed);
+  nc_result_set_reason(res, "the result channel was tampered with: %s", observed);
+  res->verdict = NC_VERDICT_FAIL;
+}
+
+/* What a case's records said, counted: the verdict follows from it. */
+typedef struct case_tally {
+  owned_lines owned;    /* evidence lines other rules own */
+  int nfail, nwarn, nerror, settled, crashed_in_plugin;
+  int nowned;           /* failures other rules own */
+  int owner;            /* the rule a BLOCKED record names, or -1 */
+  int crash_owner;      /* the rule owning the call that crashed, or -1 */
+  const char *skip, *blocked;
+  nc_skip_kind skip_kind;
+  char *refusal;        /* the first refusal of the run's config */
+} case_tally;
+
+static void take_refusal(case_tally *t, const nc_record *rec)
+{
+  char *msg = nc_sanitized(rec->fields[3]), *config = nc_sanitized(rec->fields[1]);
+  t->refusal = nc_strdupf("%s with config %.300s: status %s (%.300s)", rec->fields[0], config,
+                          rec->fields[2], msg[0] ? msg : "no message");
+  free(msg);
+  free(config);
+}
+
+static void take_check(nc_result *res, case_tally *t, const nc_record *rec)
+{
+  const char *level = rec->fields[0];
+  char *obs = nc_sanitized(rec->fields[3]);
+  nc_result_add_evidence(res, level, rec->fields[1], rec->fields[2], obs);
+  free(obs);
+  if (rec->nfields >= 5 && strcmp(level, NC_LEVEL_FAIL) == 0) { /* nc_fail_owned_by */
+    if (!t->nowned++)
+      read_owners(rec->fields[4], res);
+    mark_owned(&t->owned, res->nevidence - 1);
     return;
   }
-  owned_lines owned = {NULL, 0};
-  int nfail = 0, nwarn = 0, nerror = 0, settled = 0, crashed_in_plugin = 0, owner = -1;
-  int nowned = 0; /* failures other rules own */
-  int crash_owner = -1; /* the rule owning the call that crashed */
-  const char *phase = cr->phase, *skip = NULL, *blocked = NULL;
-  nc_skip_kind skip_kind = NC_SKIP_UNTESTED;
-  char *refusal = NULL; /* the first refusal of the run's config */
-  for (size_t i = 0; i < cr->nrecords && !settled; i++) {
+  t->nfail += strcmp(level, NC_LEVEL_FAIL) == 0;
+  t->nwarn += strcmp(level, NC_LEVEL_WARN) == 0;
+  t->nerror += strcmp(level, NC_LEVEL_ERROR) == 0;
+}
+
+static void take_crash(nc_result *res, case_tally *t, const nc_record *rec)
+{
+  free(res->crash);
+  res->crash = nc_strdupf("%s in %s %s", nc_signal_name(atoi(rec->fields[0])),
+                          rec->fields[1][0] ? rec->fields[1] : "harness code", rec->fields[2]);
+  t->crashed_in_plugin = rec->fields[1][0] != '\0';
+  t->crash_owner = rec->nfields >= 4 && t->crashed_in_plugin ? nc_rule_parse(rec->fields[3])
+                                                               : -1;
+}
+
+/* Every record up to SETTLED into res's evidence and t's counts. */
+static void read_records(nc_result *res, case_tally *t, const nc_child_result *cr,
+                         const nc_config *cfg)
+{
+  for (size_t i = 0; i < cr->nrecords && !t->settled; i++) {
     const nc_record *rec = &cr->records[i];
     const char *f0 = rec->nfields > 0 ? rec->fields[0] : "";
     if (strcmp(rec->tag, "SETTLED") == 0) {
-      settled = 1;
+      t->settled = 1;
     } else if (strcmp(rec->tag, NC_TAG_COVER) == 0 && rec->nfields >= 6) {
       take_cover(res, rec);
     } else if (strcmp(rec->tag, "SKIP") == 0) {
-      skip = f0;
-      skip_kind = rec->nfields >= 2 && strcmp(rec->fields[1], NC_SKIP_WORD_NA) == 0
-                      ? NC_SKIP_NOT_APPLICABLE
-                      : NC_SKIP_UNTESTED;
-    } else if (strcmp(rec->tag, NC_TAG_REFUSED) == 0 && rec->nfields >= 4 && !refusal) {
-      char *msg = nc_sanitized(rec->fields[3]), *config = nc_sanitized(rec->fields[1]);
-      refusal = nc_strdupf("%s with config %.300s: status %s (%.300s)", rec->fields[0], config,
-                           rec->fields[2], msg[0] ? msg : "no message");
-      free(msg);
-      free(config);
-    } else if (strcmp(rec->tag, NC_TAG_BLOCKED) == 0 && rec->nfields >= 2 && !blocked) {
-      owner = nc_rule_parse(f0);
-      blocked = rec->fields[1];
+      t->skip = f0;
+      t->skip_kind = rec->nfields >= 2 && strcmp(rec->fields[1], NC_SKIP_WORD_NA) == 0
+                         ? NC_SKIP_NOT_APPLICABLE
+                         : NC_SKIP_UNTESTED;
+    } else if (strcmp(rec->tag, NC_TAG_REFUSED) == 0 && rec->nfields >= 4 && !t->refusal) {
+      take_refusal(t, rec);
+    } else if (strcmp(rec->tag, NC_TAG_BLOCKED) == 0 && rec->nfields >= 2 && !t->blocked) {
+      t->owner = nc_rule_parse(f0);
+      t->blocked = rec->fields[1];
     } else if (strcmp(rec->tag, "CHECK") == 0 && rec->nfields >= 4) {
-      char *obs = nc_sanitized(rec->fields[3]);
-      nc_result_add_evidence(res, rec->fields[0], rec->fields[1], rec->fields[2], obs);
-      free(obs);
-      if (rec->nfields >= 5 && strcmp(f0, NC_LEVEL_FAIL) == 0) { /* nc_fail_owned_by */
-        if (!nowned++)
-          read_owners(rec->fields[4], res);
-        mark_owned(&owned, res->nevidence - 1);
-        continue;
-      }
-      nfail += strcmp(f0, NC_LEVEL_FAIL) == 0;
-      nwarn += strcmp(f0, NC_LEVEL_WARN) == 0;
-      nerror += strcmp(f0, NC_LEVEL_ERROR) == 0;
+      take_check(res, t, rec);
     } else if (strcmp(rec->tag, "CRASH") == 0 && rec->nfields >= 3) {
-      free(res->crash);
-      res->crash = nc_strdupf("%s in %s %s", nc_signal_name(atoi(f0)),
-                              rec->fields[1][0] ? rec->fields[1] : "harness code",
-                              rec->fields[2]);
-      crashed_in_plugin = rec->fields[1][0] != '\0';
-      crash_owner = rec->nfields >= 4 && crashed_in_plugin ? nc_rule_parse(rec->fields[3]) : -1;
+      take_crash(res, t, rec);
     } else if (strcmp(rec->tag, "FRAME") == 0 && rec->nfields >= 1) {
       char **p = realloc(res->frames, (res->nframes + 1) * sizeof(*p));
       if (p) {
@@ -194,72 +218,96 @@ void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config
       }
     }
   }
-  if (!cr->ended && !settled && nerror && cr->exit_code == NC_CHILD_EXIT_NO_RUNNER) {
+}
+
+/* A case that did not finish: the plugin's fault (a crash, an exit, a
+ * hang in its code, a lost channel), or the harness's. */
+static void judge_unfinished(nc_result *res, const case_tally *t, const nc_child_result *cr,
+                             const nc_config *cfg)
+{
+  if (t->nerror && cr->exit_code == NC_CHILD_EXIT_NO_RUNNER) {
     res->verdict = NC_VERDICT_ERROR;
     nc_result_set_reason(res, "could not check: %s", first_evidence(res, NC_LEVEL_ERROR)->observed);
-    free(owned.flags);
-    free(refusal);
     return;
   }
-  if (!cr->ended && !settled) {
-    char how[256];
-    nc_child_describe_end(cr, cfg->timeout_s, how, sizeof(how));
-    int in_plugin = phase[0] != '\0' || crashed_in_plugin;
-    if (in_plugin || cr->flooded || (!cr->signo && !cr->timed_out)) {
-      /* Exits and lost channels come from plugin code (a destructor, a
-       * thread it left running): the harness does neither. */
-      nc_result_add_evidence(res, NC_LEVEL_FAIL, phase[0] ? phase : "plugin code",
-                             "returns normally", how);
-      nc_result_set_reason(res, "%s %s", phase[0] ? phase : "plugin code", how);
-      /* The plugin's verdict, at the rule's severity (a SHOULD rule warns). */
-      res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
-      /* A crash in an op another rule owns (an erase made by TBL-02's
-       * sweep): that rule's defect, if it fails on its own too. */
-      if (crash_owner >= 0 && &nc_rule_defs[crash_owner].info != res->rule) {
-        res->failure_owners[0] = &nc_rule_defs[crash_owner].info;
-        res->nfailure_owners = 1;
-      } else {
-        res->nfailure_owners = 0; /* its own */
-      }
-    } else {
-      nc_result_set_reason(res, "the harness itself %s outside plugin code", how);
-      res->verdict = NC_VERDICT_ERROR;
-    }
-    free(owned.flags);
-    free(refusal);
+  const char *phase = cr->phase;
+  char how[256];
+  nc_child_describe_end(cr, cfg->timeout_s, how, sizeof(how));
+  int in_plugin = phase[0] != '\0' || t->crashed_in_plugin;
+  if (!in_plugin && !cr->flooded && (cr->signo || cr->timed_out)) {
+    nc_result_set_reason(res, "the harness itself %s outside plugin code", how);
+    res->verdict = NC_VERDICT_ERROR;
     return;
   }
+  /* Exits and lost channels come from plugin code (a destructor, a thread
+   * it left running): the harness does neither. */
+  nc_result_add_evidence(res, NC_LEVEL_FAIL, phase[0] ? phase : "plugin code", "returns normally",
+                         how);
+  nc_result_set_reason(res, "%s %s", phase[0] ? phase : "plugin code", how);
+  /* The plugin's verdict, at the rule's severity (a SHOULD rule warns). */
+  res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
+  /* A crash in an op another rule owns (an erase made by TBL-02's sweep):
+   * that rule's defect, if it fails on its own too. */
+  if (t->crash_owner >= 0 && &nc_rule_defs[t->crash_owner].info != res->rule) {
+    res->failure_owners[0] = &nc_rule_defs[t->crash_owner].info;
+    res->nfailure_owners = 1;
+  } else {
+    res->nfailure_owners = 0; /* its own */
+  }
+}
+
+/* A case that finished: its failures first, then a block, the run's
+ * refusal, a harness error, warnings, a skip, else a pass. */
+static void judge_finished(nc_result *res, case_tally *t)
+{
   const nc_evidence *e;
-  if (nfail) {
+  if (t->nfail) {
     res->nfailure_owners = 0; /* its own failure: nothing to charge elsewhere */
-    own_failures_first(res, &owned); /* what other rules own is theirs to show */
+    own_failures_first(res, &t->owned); /* what other rules own is theirs to show */
   }
-  free(owned.flags);
-  if (nfail || nowned) {
+  if (t->nfail || t->nowned) {
     res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
     e = first_evidence(res, NC_LEVEL_FAIL);
     nc_result_set_reason(res, "%s: %s (expected %s)", e->call, e->observed, e->expected);
-  } else if (blocked) {
+  } else if (t->blocked) {
     /* Another rule's defect kept the case from judging its own. */
-    char *why = nc_sanitized(blocked);
-    nc_result_set_blocked(res, owner >= 0 ? &nc_rule_defs[owner].info : NULL, why);
+    char *why = nc_sanitized(t->blocked);
+    nc_result_set_blocked(res, t->owner >= 0 ? &nc_rule_defs[t->owner].info : NULL, why);
     free(why);
-  } else if (refusal) {
-    nc_result_set_refused(res, refusal); /* the run's root cause */
-  } else if (nerror) {
+  } else if (t->refusal) {
+    nc_result_set_refused(res, t->refusal); /* the run's root cause */
+  } else if (t->nerror) {
     res->verdict = NC_VERDICT_ERROR;
     e = first_evidence(res, NC_LEVEL_ERROR);
     nc_result_set_reason(res, "could not check: %s", e->observed);
-  } else if (nwarn) {
+  } else if (t->nwarn) {
     res->verdict = NC_VERDICT_WARN;
     e = first_evidence(res, NC_LEVEL_WARN);
     nc_result_set_reason(res, "%s: %s (should be %s)", e->call, e->observed, e->expected);
-  } else if (skip) {
-    nc_result_set_skip(res, skip_kind, "%s", skip);
+  } else if (t->skip) {
+    nc_result_set_skip(res, t->skip_kind, "%s", t->skip);
   } else {
     res->verdict = NC_VERDICT_PASS;
   }
-  free(refusal);
+}
+
+void nc_derive_result(nc_result *res, const nc_child_result *cr, const nc_config *cfg)
+{
+  if (cr->forged) {
+    judge_forged(res, cr);
+    return;
+  }
+  case_tally t;
+  memset(&t, 0, sizeof(t));
+  t.owner = t.crash_owner = -1;
+  t.skip_kind = NC_SKIP_UNTESTED;
+  read_records(res, &t, cr, cfg);
+  if (!cr->ended && !t.settled)
+    judge_unfinished(res, &t, cr, cfg);
+  else
+    judge_finished(res, &t);
+  free(t.owned.flags);
+  free(t.refusal);
 }
 
 

@@ -75,6 +75,22 @@ static void test_full_coverage_names_other_cases(void **state)
   nc_report_free(r);
 }
 
+static void test_own_case_is_not_elsewhere(void **state)
+{
+  (void)state;
+  nc_report *r = nc_report_new();
+  nc_result *res = nc_report_add(r, rule(NC_RULE_TBL_07));
+  res->verdict = NC_VERDICT_PASS;
+  nc_result_add_cover(res, "update_accumulate", "batch", "1", NC_COVER_RAN, NULL, NULL);
+  nc_result_add_cover(res, "update_accumulate", "update dtype", "bfloat16", NC_COVER_ELSEWHERE,
+                      "its case's", rule(NC_RULE_TBL_07));
+  char *text = printed(r);
+  /* Made by the sweeping rule's own case: covered, and no "also in" itself. */
+  assert_non_null(strstr(text, "update_accumulate TBL-07 PASS     batch 1/1, update dtype 1/1\n"));
+  free(text);
+  nc_report_free(r);
+}
+
 static void test_thin_pass_says_so(void **state)
 {
   (void)state;
@@ -140,6 +156,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nothing_without_sweeps),
       cmocka_unit_test(test_full_coverage_names_other_cases),
+      cmocka_unit_test(test_own_case_is_not_elsewhere),
       cmocka_unit_test(test_thin_pass_says_so),
       cmocka_unit_test(test_op_that_never_ran),
       cmocka_unit_test(test_an_op_without_a_sweep_is_listed),
