@@ -151,10 +151,12 @@ static void print_refused(const nc_report *r, FILE *out, int colour)
  * rules each blocked. Nothing when no rule is blocked by another. */
 static void print_root_causes(const nc_report *r, FILE *out)
 {
-  size_t blocked = 0;
-  for (size_t i = 0; i < r->nresults; i++)
+  size_t blocked = 0, failed = 0;
+  for (size_t i = 0; i < r->nresults; i++) {
     blocked += r->results[i].blocked_by != NULL;
-  if (!blocked)
+    failed += r->results[i].verdict == NC_VERDICT_FAIL || r->results[i].verdict == NC_VERDICT_WARN;
+  }
+  if (!blocked || !failed) /* blocked by rules not in this report: each line says which */
     return;
   fprintf(out, "root cause:");
   for (size_t i = 0; i < r->nresults; i++) {
@@ -169,7 +171,7 @@ static void print_root_causes(const nc_report *r, FILE *out)
       fprintf(out, " (blocks %zu rule%s)", mine, mine == 1 ? "" : "s");
     fputc(';', out);
   }
-  fprintf(out, " %zu rule%s SKIP because of them\n", blocked, blocked == 1 ? "" : "s");
+  fprintf(out, " %zu rule%s BLOCKED by them\n", blocked, blocked == 1 ? "" : "s");
 }
 
 void nc_report_print_text(const nc_report *r, FILE *out, int colour)
