@@ -169,9 +169,6 @@ const nc_cli_env nc_cli_environment[] = {
      "The simulated runtime's device count, 1 to " NUMBER(NC_MAX_SIM_DEVICES) " (default " NUMBER(NC_DEFAULT_SIM_DEVICES)
      "): nve-conform sets it from --sim-devices for its cases; set it yourself when your own "
      "program loads the simulated runtime."},
-    {"NVE_CONFORM_CASE_KEY",
-     "Set by nve-conform for each case process it starts: the key that process's records must "
-     "carry. The case runner reads and removes it before any plugin code runs; do not set it."},
     {"NVE_CONFORM_CALL_LOG",
      "A file every case appends one line per table call to (`make bench-suite` replays them)."},
     {"TMPDIR", "Where runs keep their scratch files (default `/tmp`)."},

@@ -145,9 +145,11 @@ int nc_case_process_main(int argc, char **argv)
     return 2;
   }
   /* The key first: every record, a harness error included, carries it. */
-  const char *key = getenv(NC_CASE_KEY_ENV);
-  nc_trace_set_key(key);
-  unsetenv(NC_CASE_KEY_ENV);
+  char key[NC_TRACE_KEY_MAX];
+  ssize_t got = read(NC_RUNNER_KEY_FD, key, sizeof(key) - 1);
+  key[got > 0 ? got : 0] = '\0';
+  close(NC_RUNNER_KEY_FD);
+  nc_trace_set_key(key[0] ? key : NULL);
   char *page = mmap(NULL, NC_TRACE_PHASE_MAX, PROT_READ | PROT_WRITE, MAP_SHARED,
                     NC_RUNNER_PAGE_FD, 0);
   close(NC_RUNNER_PAGE_FD);

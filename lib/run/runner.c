@@ -529,11 +529,10 @@ static int same_variable(const char *entry, const char *var)
 }
 
 /* The environment of a case runner: this process's, with the run's mark
- * (contain.h) and the case's key in place of any earlier ones, and the
- * extra variables. Built before fork: the child of a threaded program must
- * not allocate. NULL when out of memory. */
-static char **marked_environment(char *mark, size_t marklen, char *key, size_t keylen,
-                                 const char *key_value, char *const *extra)
+ * (contain.h) in place of any earlier one, and the extra variables. Built
+ * before fork: the child of a threaded program must not allocate. NULL
+ * when out of memory. */
+static char **marked_environment(char *mark, size_t marklen, char *const *extra)
 {
   extern char **environ;
   size_t n = 0, nextra = 0;
@@ -545,10 +544,9 @@ static char **marked_environment(char *mark, size_t marklen, char *key, size_t k
   if (!envp)
     return NULL;
   snprintf(mark, marklen, "%s=%d", NC_CASE_MARK, (int)getpid());
-  snprintf(key, keylen, "%s=%s", NC_CASE_KEY_ENV, key_value);
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
-    int replaced = same_variable(environ[i], mark) || same_variable(environ[i], key);
+    int replaced = same_variable(environ[i], mark);
     for (size_t x = 0; x < nextra && !replaced; x++)
       replaced = same_variable(environ[i], extra[x]);
     if (!replaced)
@@ -557,7 +555,6 @@ static char **marked_environment(char *mark, size_t marklen, char *key, size_t k
   for (size_t x = 0; x < nextra; x++)
     envp[k++] = extra[x];
   envp[k++] = mark;
-  envp[k++] = key;
   envp[k] = NULL;
   return envp;
 }
@@ -571,17 +568,25 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, dou
   if (spawn_prepare(&s, err, errlen) != 0)
     return -1;
   make_key(s.key, sizeof(s.key)); /* a fresh one for every case process */
-  char mark[64], key[NC_TRACE_KEY_MAX + 32];
-  char **envp = marked_environment(mark, sizeof(mark), key, sizeof(key), s.key, env_extra);
-  if (!envp) {
+  char mark[64];
+  char **envp = marked_environment(mark, sizeof(mark), env_extra);
+  int key_pipe[2] = {-1, -1};
+  if (!envp || pipe2(key_pipe, O_CLOEXEC) != 0 ||
+      write(key_pipe[1], s.key, strlen(s.key)) != (ssize_t)strlen(s.key)) {
+    snprintf(err, errlen, "cannot hand the case its key: %s", envp ? strerror(errno) : "out of memory");
+    for (int i = 0; i < 2; i++)
+      if (key_pipe[i] >= 0)
+        close(key_pipe[i]);
     spawn_release(&s);
-    snprintf(err, errlen, "out of memory");
+    free(envp);
     return -1;
   }
+  close(key_pipe[1]); /* the key alone, then end of file */
   s.own_group = 1;
   double t0 = nc_now();
   pid_t pid = spawn_fork(&s, err, errlen);
   if (pid < 0) {
+    close(key_pipe[0]);
     spawn_release(&s);
     free(envp);
     return -1;
@@ -592,12 +597,14 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, dou
      * place; everything else closed. */
     int channel = fcntl(s.fds[1], F_DUPFD, 10), page = s.page_fd >= 0 ? fcntl(s.page_fd, F_DUPFD, 10) : -1;
     int config = config_fd >= 0 ? fcntl(config_fd, F_DUPFD, 10) : -1;
+    int key_fd = fcntl(key_pipe[0], F_DUPFD, 10);
     dup2(channel, NC_RUNNER_CHANNEL_FD);
     if (page >= 0)
       dup2(page, NC_RUNNER_PAGE_FD);
     if (config >= 0)
       dup2(config, NC_RUNNER_CONFIG_FD);
-    close_from(NC_RUNNER_CONFIG_FD + 1);
+    dup2(key_fd, NC_RUNNER_KEY_FD);
+    close_from(NC_RUNNER_KEY_FD + 1);
     execve(argv[0], argv, envp);
     char why[512];
     snprintf(why, sizeof(why), "cannot start the case runner %s: %s", argv[0], strerror(errno));
@@ -608,6 +615,7 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, dou
     _exit(NC_CHILD_EXIT_NO_RUNNER);
   }
   free(envp);
+  close(key_pipe[0]);
   supervise(&s, pid, t0, timeout_s, out);
   spawn_release(&s);
   return 0;

@@ -34,10 +34,10 @@
 /* ... and the run's configuration (a sealed memory file, config_io.h). */
 #define NC_RUNNER_CONFIG_FD 5
 
-/* The environment variable that hands a case runner the key its records
- * must carry (trace.h); the runner takes it and removes it before any
- * plugin code runs. */
-#define NC_CASE_KEY_ENV "NVE_CONFORM_CASE_KEY"
+/* ... and the key its records must carry (trace.h): a pipe holding it
+ * alone, read and closed before any plugin code runs. Never the
+ * environment: unsetenv leaves the original block in /proc/self/environ. */
+#define NC_RUNNER_KEY_FD 6
 
 /* The most bytes one case may send on its result channel (what the harness
  * sends is bounded far below: evidence per kind, violations per rule). */
@@ -69,7 +69,8 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
 
 /* Runs the program argv[0] (the case runner) with argv in a child process
  * of its own group, its channel on NC_RUNNER_CHANNEL_FD, the callback page
- * on NC_RUNNER_PAGE_FD and config_fd (when not -1) on NC_RUNNER_CONFIG_FD,
+ * on NC_RUNNER_PAGE_FD, config_fd (when not -1) on NC_RUNNER_CONFIG_FD and
+ * a fresh key on NC_RUNNER_KEY_FD,
  * supervised as above. env_extra ("NAME=value" strings, NULL-terminated;
  * may be NULL) replaces or adds those variables in its environment. */
 int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, double timeout_s,
