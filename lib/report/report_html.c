@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One self-contained HTML page: the header, then a table of rules per
- * family with colour-coded verdicts, and for every rule that did not pass
- * its evidence, crash and reproduce line. No script, no external asset:
+/* One self-contained HTML page that reads at a glance: the header, the
+ * root cause right under it, the summary's badges, then a table of rules
+ * per family with colour-coded verdicts (and for every rule that did not
+ * pass its evidence, crash and reproduce line), the coverage table and
+ * the rules explained. No script, no external asset:
  * the page opens from a CI artifact store as it is. */
 #include <stdio.h>
 #include <string.h>
 
 #include "atomic_file.h"
 #include "report.h"
+#include "report_html.h"
 #include "rule_page.h"
 #include "strbuf.h"
 
@@ -33,22 +36,58 @@ static void put_element(nc_strbuf *b, const char *tag, const char *text)
   nc_strbuf_printf(b, "</%s>", tag);
 }
 
+/* Badges are coloured by what they count: a zero is quiet grey whatever
+ * its label, a failure red, a pass green, what was not tested (untested,
+ * blocked) amber, not applicable grey. Long values (the command line, a
+ * path, a reproduce line) wrap rather than widen the page. */
 static const char style[] =
-    "body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#1d1d1f}"
-    "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}"
+    "body{font:14px/1.45 system-ui,sans-serif;margin:1.5em 2em;color:#1d1d1f;max-width:100em}"
+    "h1{font-size:1.5em;margin:0 0 .5em}h2{font-size:1.2em;margin-top:1.6em}"
     "table{border-collapse:collapse;width:100%}"
     "th,td{text-align:left;padding:.3em .6em;border-bottom:1px solid #ddd;vertical-align:top}"
-    "th{background:#f4f4f6}code,pre{font:12px/1.4 ui-monospace,monospace}"
+    "th{background:#f4f4f6}code,pre{font:12px/1.4 ui-monospace,monospace;overflow-wrap:anywhere}"
     "pre{white-space:pre-wrap;background:#f7f7f9;padding:.5em;margin:.3em 0}"
+    ".cmd{white-space:pre-wrap;overflow-wrap:anywhere}"
     ".v{display:inline-block;min-width:4.5em;text-align:center;border-radius:3px;"
     "font-weight:600;color:#fff;padding:.05em .4em}"
-    ".PASS{background:#2e7d32}.FAIL{background:#c62828}.WARN{background:#ef6c00}"
-    ".SKIP{background:#757575}.ERROR{background:#6a1b9a}.WAIVED{background:#1565c0}"
-    ".head td:first-child{color:#555;width:9em}.summary{font-size:1.1em;margin:1em 0}"
+    ".pass{background:#2e7d32}.fail{background:#c62828}.warn{background:#ef6c00}"
+    ".na{background:#757575}.blocked{background:#ffb300;color:#3e2700}"
+    ".untested{background:#ff8f00;color:#3e2700}.error{background:#6a1b9a}"
+    ".waived{background:#1565c0}.zero{background:#e6e6e6;color:#767676;font-weight:400}"
+    ".head{table-layout:fixed}.head td{padding:.12em .6em}"
+    ".head td:first-child{color:#555;width:9em}.summary{font-size:1.1em;margin:.8em 0}"
+    ".rootcause{border-left:5px solid #c62828;background:#fdf1f1;padding:.5em 1em;margin:1em 0}"
+    ".rootcause.refused{border-color:#ff8f00;background:#fff6e5}"
+    ".rootcause h2{margin:0 0 .3em;font-size:1.15em}.rootcause ul{margin:.2em 0;padding-left:1.2em}"
+    ".why{color:#444}"
     "details{margin:.2em 0}.rules{table-layout:fixed}.rules th:nth-child(1){width:6.5em}"
     ".rules th:nth-child(2){width:5em}.rules th:nth-child(3){width:5.5em}"
-    ".cov span{display:inline-block;margin:.1em .15em;padding:0 .35em;border-radius:3px}"
+    ".cov th[scope=row]{background:none;font-weight:600;white-space:nowrap}"
+    ".cov td{font-size:12px}.cov .v{min-width:3.5em;font-size:11px}"
+    ".cov span.ran,.cov span.elsewhere,.cov span.notrun,.legend span{display:inline-block;"
+    "margin:.1em .15em;padding:0 .35em;border-radius:3px}"
+    ".cov .n{font-weight:600;margin-right:.3em}.cov .n.short{color:#c62828}"
+    ".nodim{color:#999;text-align:center}"
     ".ran{background:#c8e6c9}.elsewhere{background:#e0e0e0}.notrun{background:#ffcdd2}";
+
+const char *nc_html_badge_class(const char *label)
+{
+  static const struct {
+    const char *label, *css;
+  } map[] = {{"PASS", "pass"},         {"FAIL", "fail"},         {"WARN", "warn"},
+             {"N/A", "na"},            {"BLOCKED", "blocked"},   {"UNTESTED", "untested"},
+             {"ERROR", "error"},       {"WAIVED", "waived"}};
+  for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+    if (strcmp(map[i].label, label) == 0)
+      return map[i].css;
+  return "error";
+}
+
+static void badge(nc_strbuf *b, const nc_result *res)
+{
+  const char *label = nc_result_label(res);
+  nc_strbuf_printf(b, "<span class=\"v %s\">%s</span>", nc_html_badge_class(label), label);
+}
 
 static void header(nc_strbuf *b, const nc_report *r)
 {
@@ -66,7 +105,7 @@ static void header(nc_strbuf *b, const nc_report *r)
       continue;
     nc_strbuf_puts(b, "<tr><td>");
     put_text(b, rows[i].key);
-    nc_strbuf_puts(b, "</td><td><code>");
+    nc_strbuf_puts(b, "</td><td><code class=\"cmd\">");
     put_text(b, rows[i].value);
     nc_strbuf_puts(b, "</code></td></tr>\n");
   }
@@ -76,28 +115,110 @@ static void header(nc_strbuf *b, const nc_report *r)
                    r->timeout_s);
 }
 
+/* A rule that failed on its own (not blocked by another): a root cause. */
+static int own_failure(const nc_result *res)
+{
+  return res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_WARN ||
+         res->verdict == NC_VERDICT_ERROR;
+}
+
+/* The first thing under the header, as the text report's "root cause:"
+ * line: the refused config every case met, or the rules that failed on
+ * their own, each with how many rules it blocked and why it failed.
+ * Nothing on a run where neither happened. */
+static void root_cause(nc_strbuf *b, const nc_report *r)
+{
+  size_t refused = 0, own = 0, blocked = 0;
+  for (size_t i = 0; i < r->nresults; i++) {
+    refused += r->results[i].verdict == NC_VERDICT_SKIP && r->results[i].refused;
+    own += own_failure(&r->results[i]);
+    blocked += r->results[i].blocked_by != NULL;
+  }
+  int refusal = r->refusal && refused;
+  if (!refusal && !own)
+    return;
+  nc_strbuf_printf(b, "<section id=\"root-cause\" class=\"rootcause%s\">\n<h2>Root cause</h2>\n",
+                   refusal && !own ? " refused" : "");
+  if (refusal) {
+    nc_strbuf_puts(b, "<p>The plugin refused the run's config: <code class=\"cmd\">");
+    put_text(b, r->refusal);
+    nc_strbuf_printf(b, "</code>. %zu rule%s could not make a table and did not run; give "
+                        "configs the plugin accepts (<code>--factory-config</code>, "
+                        "<code>--table-config</code>, <code>--profile</code>).</p>\n<p><span "
+                        "class=\"v blocked\">BLOCKED</span>",
+                     refused, refused == 1 ? "" : "s");
+    for (size_t i = 0; i < r->nresults; i++)
+      if (r->results[i].verdict == NC_VERDICT_SKIP && r->results[i].refused)
+        nc_strbuf_printf(b, " <a href=\"#%s\">%s</a>", r->results[i].rule->id,
+                         r->results[i].rule->id);
+    nc_strbuf_puts(b, "</p>\n");
+  }
+  if (own) {
+    nc_strbuf_puts(b, "<ul>\n");
+    for (size_t i = 0; i < r->nresults; i++) {
+      const nc_result *res = &r->results[i];
+      if (!own_failure(res))
+        continue;
+      size_t mine = 0;
+      for (size_t k = 0; k < r->nresults; k++)
+        mine += r->results[k].blocked_by == res->rule;
+      nc_strbuf_puts(b, "<li>");
+      badge(b, res);
+      nc_strbuf_printf(b, " <a href=\"#%s\">%s</a> ", res->rule->id, res->rule->id);
+      put_text(b, res->rule->title);
+      if (mine)
+        nc_strbuf_printf(b, " <strong>(blocks %zu rule%s)</strong>", mine, mine == 1 ? "" : "s");
+      if (res->reason) {
+        nc_strbuf_puts(b, "<br><span class=\"why\">");
+        put_text(b, res->reason);
+        nc_strbuf_puts(b, "</span>");
+      }
+      nc_strbuf_puts(b, "</li>\n");
+    }
+    nc_strbuf_puts(b, "</ul>\n");
+    if (blocked)
+      nc_strbuf_printf(b, "<p>%zu rule%s BLOCKED because of %s.</p>\n", blocked,
+                       blocked == 1 ? "" : "s", own == 1 ? "it" : "them");
+  }
+  nc_strbuf_puts(b, "</section>\n");
+}
+
+/* One badge per label of the text report's summary line, coloured by
+ * its count (zero is grey), then what else needs a look, linked. */
 static void summary(nc_strbuf *b, const nc_report *r)
 {
-  nc_strbuf_printf(b, "<p class=\"summary\">%zu rules:", r->nresults);
-  for (int v = 0; v < NC_VERDICT_COUNT_; v++) {
-    size_t n = nc_report_count(r, (nc_verdict)v);
-    if (n || v <= NC_VERDICT_FAIL)
-      nc_strbuf_printf(b, " <span class=\"v %s\">%zu %s</span>", nc_verdict_name((nc_verdict)v),
-                       n, nc_verdict_name((nc_verdict)v));
+  const struct {
+    const char *label;
+    size_t n;
+  } counts[] = {{"PASS", nc_report_count(r, NC_VERDICT_PASS)},
+                {"FAIL", nc_report_count(r, NC_VERDICT_FAIL)},
+                {"WARN", nc_report_count(r, NC_VERDICT_WARN)},
+                {"N/A", nc_report_count_skips(r, NC_SKIP_NOT_APPLICABLE)},
+                {"BLOCKED", nc_report_count_skips(r, NC_SKIP_BLOCKED)},
+                {"UNTESTED", nc_report_count_skips(r, NC_SKIP_UNTESTED)},
+                {"ERROR", nc_report_count(r, NC_VERDICT_ERROR)},
+                {"WAIVED", nc_report_count(r, NC_VERDICT_WAIVED)}};
+  nc_strbuf_printf(b, "<p class=\"summary\" id=\"summary\">%zu rules:", r->nresults);
+  for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+    if (!counts[i].n && strcmp(counts[i].label, "WAIVED") == 0)
+      continue; /* only a run with waivers has them */
+    nc_strbuf_printf(b, " <span class=\"v %s\">%zu %s</span>",
+                     counts[i].n ? nc_html_badge_class(counts[i].label) : "zero", counts[i].n,
+                     counts[i].label);
   }
   nc_strbuf_printf(b, " &mdash; exit %d, %.2f s</p>\n", nc_report_exit_code(r), r->seconds);
-  /* What needs attention first, linked to its row. */
+  /* The rest that needs a look (the root causes are above). */
   int listed = 0;
   for (size_t i = 0; i < r->nresults; i++) {
     const nc_result *res = &r->results[i];
-    if (res->verdict == NC_VERDICT_PASS ||
-        (res->verdict == NC_VERDICT_SKIP && !nc_result_untested(res)))
+    if (res->verdict == NC_VERDICT_PASS || own_failure(res) || (res->refused && r->refusal) ||
+        (res->verdict == NC_VERDICT_SKIP && res->skip == NC_SKIP_NOT_APPLICABLE))
       continue;
     if (!listed++)
-      nc_strbuf_puts(b, "<ul>\n");
-    nc_strbuf_printf(b, "<li><span class=\"v %s\">%s</span> <a href=\"#%s\">%s</a> ",
-                     nc_verdict_name(res->verdict), nc_result_label(res), res->rule->id,
-                     res->rule->id);
+      nc_strbuf_puts(b, "<ul class=\"attention\">\n");
+    nc_strbuf_puts(b, "<li>");
+    badge(b, res);
+    nc_strbuf_printf(b, " <a href=\"#%s\">%s</a> ", res->rule->id, res->rule->id);
     put_text(b, res->rule->title);
     nc_strbuf_puts(b, "</li>\n");
   }
@@ -190,8 +311,9 @@ static void family_table(nc_strbuf *b, const nc_report *r, const char *family)
     const nc_result *res = &r->results[i];
     if (strcmp(res->rule->family, family) != 0)
       continue;
-    nc_strbuf_printf(b, "<tr id=\"%s\"><td><span class=\"v %s\">%s</span></td><td>", res->rule->id,
-                     nc_verdict_name(res->verdict), nc_result_label(res));
+    nc_strbuf_printf(b, "<tr id=\"%s\"><td>", res->rule->id);
+    badge(b, res);
+    nc_strbuf_puts(b, "</td><td>");
     nc_strbuf_printf(b, "<a href=\"#explain-%s\" title=\"what the rule means and how to fix "
                         "it\">%s</a>", res->rule->id, res->rule->id);
     nc_strbuf_printf(b, "</td><td>%s</td><td>", nc_severity_name(res->rule->severity));
@@ -206,49 +328,6 @@ static void family_table(nc_strbuf *b, const nc_report *r, const char *family)
   nc_strbuf_puts(b, "</table>\n");
 }
 
-/* The call space the op sweeps covered: a row per op and dimension, each
- * class green (ran), grey (another rule's case makes it) or red (ran
- * nowhere); hovering gives why. */
-static void coverage_table(nc_strbuf *b, const nc_report *r)
-{
-  int any = 0;
-  for (size_t i = 0; i < r->nresults; i++) {
-    const nc_result *res = &r->results[i];
-    for (size_t k = 0; k < res->ncover; k++) {
-      const nc_cover_cell *c = &res->cover[k];
-      int new_row = k == 0 || strcmp(c->op, res->cover[k - 1].op) != 0 ||
-                    strcmp(c->dimension, res->cover[k - 1].dimension) != 0;
-      if (new_row) {
-        if (!any++)
-          nc_strbuf_puts(b, "<h2>Coverage of the call space</h2>\n<table class=\"cov\">\n<tr>"
-                            "<th>op</th><th>rule</th><th>dimension</th><th>classes</th></tr>\n");
-        else
-          nc_strbuf_puts(b, "</td></tr>\n");
-        nc_strbuf_puts(b, "<tr><td>");
-        put_text(b, c->op);
-        nc_strbuf_printf(b, "</td><td><a href=\"#%s\">%s</a></td><td>", res->rule->id,
-                         res->rule->id);
-        put_text(b, c->dimension);
-        nc_strbuf_puts(b, "</td><td>");
-      }
-      static const char *const css[] = {"ran", "elsewhere", "notrun"};
-      nc_strbuf_printf(b, "<span class=\"%s\" title=\"", css[c->state]);
-      put_text(b, nc_cover_state_name(c->state));
-      if (c->by)
-        nc_strbuf_printf(b, " in %s", c->by->id);
-      if (c->why) {
-        nc_strbuf_puts(b, ": ");
-        put_text(b, c->why);
-      }
-      nc_strbuf_puts(b, "\">");
-      put_text(b, c->cls);
-      nc_strbuf_puts(b, "</span>");
-    }
-  }
-  if (any)
-    nc_strbuf_puts(b, "</td></tr>\n</table>\n");
-}
-
 int nc_report_write_html(const nc_report *r, const char *path, char *err, size_t errlen)
 {
   nc_strbuf b = {0};
@@ -260,12 +339,13 @@ int nc_report_write_html(const nc_report *r, const char *path, char *err, size_t
   nc_strbuf_printf(&b, "<h1>nve-conform %s report (ruleset %s)</h1>\n", NC_HARNESS_VERSION_STRING,
                    NC_RULESET_VERSION_STRING);
   if (r->error) {
-    nc_strbuf_puts(&b, "<p class=\"summary\"><span class=\"v ERROR\">ERROR</span> the run did not "
+    nc_strbuf_puts(&b, "<p class=\"summary\"><span class=\"v error\">ERROR</span> the run did not "
                        "happen: ");
     put_text(&b, r->error);
     nc_strbuf_printf(&b, " (exit %d)</p>\n", nc_report_exit_code(r));
   } else {
     header(&b, r);
+    root_cause(&b, r);
     summary(&b, r);
     /* Families in the order they first appear. */
     for (size_t i = 0; i < r->nresults; i++) {
@@ -275,7 +355,7 @@ int nc_report_write_html(const nc_report *r, const char *path, char *err, size_t
       if (!seen)
         family_table(&b, r, r->results[i].rule->family);
     }
-    coverage_table(&b, r);
+    nc_html_coverage(&b, r);
     explanations(&b, r);
   }
   nc_strbuf_puts(&b, "</body>\n</html>\n");
