@@ -47,7 +47,7 @@ static const char style[] =
     "th,td{text-align:left;padding:.3em .6em;border-bottom:1px solid #ddd;vertical-align:top}"
     "th{background:#f4f4f6}code,pre{font:12px/1.4 ui-monospace,monospace;overflow-wrap:anywhere}"
     "pre{white-space:pre-wrap;background:#f7f7f9;padding:.5em;margin:.3em 0}"
-    ".cmd{white-space:pre-wrap;overflow-wrap:anywhere}"
+    ".cmd{white-space:pre-wrap;overflow-wrap:anywhere}a{white-space:nowrap}"
     ".v{display:inline-block;min-width:4.5em;text-align:center;border-radius:3px;"
     "font-weight:600;color:#fff;padding:.05em .4em}"
     ".pass{background:#2e7d32}.fail{background:#c62828}.warn{background:#ef6c00}"
@@ -207,12 +207,13 @@ static void summary(nc_strbuf *b, const nc_report *r)
                      counts[i].label);
   }
   nc_strbuf_printf(b, " &mdash; exit %d, %.2f s</p>\n", nc_report_exit_code(r), r->seconds);
-  /* The rest that needs a look (the root causes are above). */
+  /* The rest that needs a look (the root causes are above): each rule,
+   * but those a rule's failure blocked one line per blocking rule. */
   int listed = 0;
   for (size_t i = 0; i < r->nresults; i++) {
     const nc_result *res = &r->results[i];
     if (res->verdict == NC_VERDICT_PASS || own_failure(res) || (res->refused && r->refusal) ||
-        (res->verdict == NC_VERDICT_SKIP && res->skip == NC_SKIP_NOT_APPLICABLE))
+        res->blocked_by || (res->verdict == NC_VERDICT_SKIP && res->skip == NC_SKIP_NOT_APPLICABLE))
       continue;
     if (!listed++)
       nc_strbuf_puts(b, "<ul class=\"attention\">\n");
@@ -221,6 +222,24 @@ static void summary(nc_strbuf *b, const nc_report *r)
     nc_strbuf_printf(b, " <a href=\"#%s\">%s</a> ", res->rule->id, res->rule->id);
     put_text(b, res->rule->title);
     nc_strbuf_puts(b, "</li>\n");
+  }
+  for (size_t i = 0; i < r->nresults; i++) {
+    const nc_rule_info *by = r->results[i].rule;
+    int first = 1;
+    for (size_t k = 0; k < r->nresults; k++) {
+      if (r->results[k].blocked_by != by)
+        continue;
+      if (!listed++)
+        nc_strbuf_puts(b, "<ul class=\"attention\">\n");
+      if (first)
+        nc_strbuf_printf(b, "<li><span class=\"v blocked\">BLOCKED</span> by <a href=\"#%s\">%s"
+                            "</a>:", by->id, by->id);
+      first = 0;
+      nc_strbuf_printf(b, " <a href=\"#%s\">%s</a>", r->results[k].rule->id,
+                       r->results[k].rule->id);
+    }
+    if (!first)
+      nc_strbuf_puts(b, "</li>\n");
   }
   if (listed)
     nc_strbuf_puts(b, "</ul>\n");

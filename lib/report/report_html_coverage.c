@@ -112,7 +112,8 @@ static void unswept_row(nc_strbuf *b, const nc_result *res, const char *op, size
 {
   row_head(b, op, res);
   const char *why = res->reason ? res->reason : "its case made no sweep";
-  nc_strbuf_printf(b, "<td colspan=\"%zu\"><span class=\"notrun\" title=\"not run: ", ndims);
+  nc_strbuf_printf(b, "<td class=\"unswept\" colspan=\"%zu\"><span class=\"notrun\" "
+                      "title=\"not run: ", ndims);
   nc_strbuf_put_xml(b, why);
   nc_strbuf_puts(b, "\">every call</span> not run: ");
   nc_strbuf_put_xml(b, why);

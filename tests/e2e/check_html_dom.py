@@ -322,8 +322,9 @@ def check_coverage(page, report, problems):
             problems.append(f"coverage row {op}: {width} cells for {1 + len(dims)} columns")
             continue
         for j, cell in enumerate(cells[1:]):
-            # One cell across every dimension: the op did not run at all.
-            dim = "op" if int(cell.attrs.get("colspan", 1)) > 1 else dims[j]
+            # One cell across every dimension: the op did not run at all
+            # (the JSON report's one "op" item for it).
+            dim = "op" if "unswept" in cell.classes else dims[j]
             for chip in cell.find(lambda n: n.tag == "span" and n.classes and
                                   n.classes[0] in COVER_STATES):
                 got.append((op, dim, chip.all_text().strip(), COVER_STATES[chip.classes[0]]))
