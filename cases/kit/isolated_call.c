@@ -18,6 +18,7 @@
 #include "record.h"
 #include "runner.h"
 #include "services.h"
+#include "sha256.h"
 #include "threads.h"
 #include "trace.h"
 
@@ -272,6 +273,20 @@ static void cache_path(nc_case *c, const char *kind, nc_target target, char *out
     out[0] = '\0';
 }
 
+/* The seal of a cache file: sha256 over the run's secret, the file's name
+ * and its body. */
+static void seal(const nc_case *c, const char *path, const char *header, const void *steps,
+                 size_t len, char hex[65])
+{
+  nc_sha256 h;
+  nc_sha256_init(&h);
+  nc_sha256_update(&h, c->cfg->cache_secret, strlen(c->cfg->cache_secret));
+  nc_sha256_update(&h, path, strlen(path) + 1);
+  nc_sha256_update(&h, header, strlen(header));
+  nc_sha256_update(&h, steps, len);
+  nc_sha256_final_hex(&h, hex);
+}
+
 static int append(nc_sweep *s, const nc_call_outcome *o)
 {
   nc_call_outcome *p = realloc(s->steps, (s->n + 1) * sizeof(*p));
@@ -291,7 +306,10 @@ static void save(nc_case *c, const char *kind, nc_target target, const nc_sweep 
   FILE *f = path[0] ? fopen(path, "wb") : NULL;
   if (!f)
     return;
-  fprintf(f, "%zu %d %.6f\n", s->n, s->capped, s->seconds);
+  char header[128], hex[65];
+  snprintf(header, sizeof(header), "%zu %d %.6f", s->n, s->capped, s->seconds);
+  seal(c, path, header, s->steps, s->n * sizeof(nc_call_outcome), hex);
+  fprintf(f, "%s %s\n", header, hex);
   fwrite(s->steps, sizeof(nc_call_outcome), s->n, f);
   fclose(f);
 }
@@ -306,13 +324,24 @@ static int load(nc_case *c, const char *kind, nc_target target, nc_sweep *s)
   if (!f)
     return -1;
   size_t n;
-  int ok = fscanf(f, "%zu %d %lf", &n, &s->capped, &s->seconds) == 3 && fgetc(f) == '\n';
+  char sealed[65] = "", hex[65], header[128];
+  int ok = fscanf(f, "%zu %d %lf %64s", &n, &s->capped, &s->seconds, sealed) == 4 &&
+           fgetc(f) == '\n' && n <= NC_SWEEP_CAP;
   if (ok) {
     s->steps = calloc(n ? n : 1, sizeof(nc_call_outcome));
     ok = s->steps && fread(s->steps, sizeof(nc_call_outcome), n, f) == n;
-    s->n = ok ? n : 0;
   }
   fclose(f);
+  if (ok) { /* written by a case of this run, not by plugin code */
+    snprintf(header, sizeof(header), "%zu %d %.6f", n, s->capped, s->seconds);
+    seal(c, path, header, s->steps, n * sizeof(nc_call_outcome), hex);
+    ok = strcmp(hex, sealed) == 0;
+  }
+  s->n = ok ? n : 0;
+  if (!ok) {
+    free(s->steps);
+    memset(s, 0, sizeof(*s));
+  }
   return ok ? 0 : -1;
 }
 

@@ -30,6 +30,9 @@ typedef struct nc_config {
   int evidence_all; /* --evidence all: every evidence line, unbounded */
   int sanitize;     /* nc_sanitize_mode (a case under valgrind runs one thread at a time) */
   char cache_dir[PATH_MAX]; /* per-run scratch files shared by cases ("" none) */
+  /* The run's secret that seals what cases leave in cache_dir: a file plugin
+   * code wrote (it cannot know the secret cheaply) does not pass for one. */
+  char cache_secret[PATH_MAX];
   const char *profile_path;
   long sweep_k;             /* run only this step of the failure sweeps (0: all) */
   /* From the profile. */

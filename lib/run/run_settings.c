@@ -43,6 +43,7 @@ const nc_setting nc_settings[] = {
     INTERNAL("plugin_path", NC_SET_PATH, plugin_path),
     INTERNAL("plugin_file", NC_SET_FILE_ID, plugin_file),
     INTERNAL("cache_dir", NC_SET_PATH, cache_dir),
+    INTERNAL("cache_secret", NC_SET_PATH, cache_secret),
     INTERNAL("timeout_s", NC_SET_DOUBLE, timeout_s),
     INTERNAL("key_size", NC_SET_INT, key_size),
     INTERNAL("row_size", NC_SET_INT, row_size),
