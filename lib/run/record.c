@@ -91,8 +91,19 @@ int nc_record_write_whole(int fd, const char *tag, size_t nfields, const char *c
 
 void nc_record_reader_init(nc_record_reader *r) { memset(r, 0, sizeof(*r)); }
 
+int nc_record_line_keyed(const char *line, size_t len, const char *key)
+{
+  size_t klen = strlen(key);
+  return klen && len > klen && memcmp(line, key, klen) == 0 && line[klen] == ':';
+}
+
 int nc_record_reader_feed(nc_record_reader *r, const void *data, size_t len)
 {
+  if (r->start && r->start >= r->len / 2) { /* amortised: each byte moves O(1) times */
+    memmove(r->buf, r->buf + r->start, r->len - r->start);
+    r->len -= r->start;
+    r->start = 0;
+  }
   if (r->len + len + 1 > r->cap) {
     size_t cap = r->cap ? r->cap : 8192;
     while (cap < r->len + len + 1)
@@ -127,17 +138,17 @@ static char *unescape(char *s)
 int nc_record_reader_next(nc_record_reader *r, nc_record *out)
 {
   memset(out, 0, sizeof(*out));
-  char *nl = r->len ? memchr(r->buf, '\n', r->len) : NULL;
+  const char *at = r->buf + r->start;
+  char *nl = r->len > r->start ? memchr(at, '\n', r->len - r->start) : NULL;
   if (!nl)
     return 0;
-  size_t linelen = (size_t)(nl - r->buf);
+  size_t linelen = (size_t)(nl - at);
   char *line = malloc(linelen + 1);
   if (!line)
     return 0;
-  memcpy(line, r->buf, linelen);
+  memcpy(line, at, linelen);
   line[linelen] = '\0';
-  memmove(r->buf, nl + 1, r->len - linelen - 1);
-  r->len -= linelen + 1;
+  r->start += linelen + 1;
 
   char *p = line;
   out->tag = line;

@@ -26,11 +26,17 @@ typedef struct nc_record {
   char *fields[NC_RECORD_MAX_FIELDS];
 } nc_record;
 
-/* Incremental parser: feed bytes, take complete records out. */
+/* Incremental parser: feed bytes, take complete records out. The bytes not
+ * yet taken are buf[start, len); taking a record moves start, and feeding
+ * moves what is left to the front only when start passed half the buffer,
+ * so a stream of records costs time linear in its bytes. */
 typedef struct nc_record_reader {
   char *buf;
-  size_t len, cap;
+  size_t start, len, cap;
 } nc_record_reader;
+
+/* Whether the line buf[0, len) is a record carrying key ("KEY:TAG..."). */
+int nc_record_line_keyed(const char *line, size_t len, const char *key);
 
 void nc_record_reader_init(nc_record_reader *r);
 int nc_record_reader_feed(nc_record_reader *r, const void *data, size_t len);

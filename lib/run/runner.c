@@ -351,6 +351,28 @@ static double load_stretch(void)
                                                                      : stretch;
 }
 
+/* Where supervise has looked in the reader's bytes: up to scanned, and
+ * the line that began at line. Records are taken only after the child
+ * ends, so the bytes stay where they are until then. */
+typedef struct channel_scan {
+  size_t scanned, line;
+} channel_scan;
+
+/* Whether the bytes fed since the last look complete a line that is a
+ * record with the key (any line when the child has no key of its own: a
+ * fork that shares its parent's). Each byte is looked at once. */
+static int keyed_progress(const nc_record_reader *r, channel_scan *at, const char *key)
+{
+  int progress = 0;
+  for (size_t i = at->scanned; i < r->len; i++)
+    if (r->buf[i] == '\n') {
+      progress |= !key[0] || nc_record_line_keyed(r->buf + at->line, i - at->line, key);
+      at->line = i + 1;
+    }
+  at->scanned = r->len;
+  return progress;
+}
+
 /* The parent's side: reads records until the child ends or stays silent
  * past its deadline, then ends it and fills out. */
 static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child_result *out)
@@ -363,6 +385,7 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
   double cap = t0 + timeout_s * NC_RUNNER_CAP_FACTOR + NC_RUNNER_CAP_EXTRA_S;
   int status = 0, reaped = 0, lost = 0, open_pipe = 1;
   size_t received = 0;
+  channel_scan scan = {0, 0};
   while (!reaped) {
     double left = deadline - nc_now();
     if (left <= 0) { /* silent this long: on a loaded machine, longer first */
@@ -387,9 +410,9 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
             break;
           }
           nc_record_reader_feed(&reader, buf, (size_t)n);
-          /* Progress is a whole record, not any byte: a stream of bytes
-           * without a line end does not put the deadline off. */
-          if (memchr(buf, '\n', (size_t)n)) {
+          /* Progress is a whole record carrying the case's key, not any
+           * byte or line: plugin code can write lines, not keyed records. */
+          if (keyed_progress(&reader, &scan, s->key)) {
             last_progress = nc_now();
             deadline = last_progress + timeout_s < cap ? last_progress + timeout_s : cap;
           }
