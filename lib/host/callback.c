@@ -51,8 +51,14 @@ void nc_callbackf_enter(const char *fmt, ...)
   nc_callback_enter(name);
 }
 
+static void (*leave_hook)(void);
+
+void nc_callback_set_leave_hook(void (*hook)(void)) { leave_hook = hook; }
+
 void nc_callback_leave(void)
 {
+  if (leave_hook)
+    leave_hook();
   mine[0] = '\0';
   page[0] = '\0';
   nc_alloc_plugin_leave();

@@ -16,6 +16,10 @@ void nc_callback_enter(const char *name);
 void nc_callbackf_enter(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Back in harness code on this thread. */
 void nc_callback_leave(void);
+/* Called on every return from plugin code, while the callback's name is
+ * still current (the crash handler's check that plugin code left the
+ * host's handlers alone). NULL: none. */
+void nc_callback_set_leave_hook(void (*hook)(void));
 /* The callback this thread is in, or NULL. Async-signal-safe. */
 const char *nc_callback_current(void);
 /* The page (NC_CALLBACK_NAME_MAX bytes, shared with the parent) that gets

@@ -22,6 +22,7 @@
 #include "record.h"
 #include "rules.h"
 #include "threads.h"
+#include "violations.h"
 
 static int channel_fd = -1;
 static volatile sig_atomic_t channel_lost;
@@ -173,6 +174,32 @@ static void on_crash(int signo, siginfo_t *si, void *uc)
   raise(signo);
 }
 
+/* The handlers the harness's memory checks rely on (a write past a buffer
+ * faults on its guard page), as installed. */
+static const int guarded_signals[] = {SIGSEGV, SIGBUS};
+static struct sigaction installed[2];
+static int handlers_set;
+
+/* After each plugin callback: a plugin that replaced one of them (to make
+ * a guard page writable and retry, say) breaks its host's crash handling
+ * and hides its own overruns. ERR-05's, with where; the harness's goes
+ * back at once so the rest of the case is checked as before. */
+static void check_handlers(void)
+{
+  for (size_t i = 0; handlers_set && i < 2; i++) {
+    struct sigaction now;
+    if (sigaction(guarded_signals[i], NULL, &now) != 0 ||
+        now.sa_sigaction == installed[i].sa_sigaction)
+      continue;
+    const char *where = nc_callback_current();
+    nc_violation_recordf(NC_RULE_ERR_05, "plugin code replaced the host's %s handler (seen on "
+                         "return from %s); a host's crash handling and memory checks rely on it",
+                         guarded_signals[i] == SIGSEGV ? "SIGSEGV" : "SIGBUS",
+                         where ? where : "a plugin callback");
+    sigaction(guarded_signals[i], &installed[i], NULL);
+  }
+}
+
 void nc_trace_start(int fd, char *phase_page)
 {
   channel_fd = fd;
@@ -194,4 +221,9 @@ void nc_trace_start(int fd, char *phase_page)
   const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
   for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
     sigaction(sigs[i], &sa, NULL);
+  /* As they read back (a sanitizer's runtime may keep its own). */
+  for (size_t i = 0; i < 2; i++)
+    sigaction(guarded_signals[i], NULL, &installed[i]);
+  handlers_set = 1;
+  nc_callback_set_leave_hook(check_handlers);
 }
