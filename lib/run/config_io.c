@@ -29,8 +29,10 @@ int nc_plugin_file_id(const char *path, unsigned long long id[4])
   id[0] = (unsigned long long)st.st_dev;
   id[1] = (unsigned long long)st.st_ino;
   id[2] = (unsigned long long)st.st_size;
-  id[3] = (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
-          (unsigned long long)st.st_mtim.tv_nsec;
+  /* The status change time, not mtime: any write moves it, and no program
+   * can set it back (futimens restores mtime, not ctime). */
+  id[3] = (unsigned long long)st.st_ctim.tv_sec * 1000000000ull +
+          (unsigned long long)st.st_ctim.tv_nsec;
   return 0;
 }
 

@@ -83,6 +83,12 @@ const char *nc_probe_blocked(nc_rule rule, const nc_config *cfg, const nc_probe_
   *owner = NULL;
   if (rule == NC_PROBE_RULE)
     return NULL;
+  if (ps->file_changed) {
+    *blocked = 1;
+    *owner = &nc_rule_defs[NC_PROBE_RULE].info;
+    snprintf(buf, buflen, "%s", ps->blocker);
+    return buf;
+  }
   if (!cfg->elf.loadable || (def->stage >= NC_STAGE_OPEN && !ps->opened)) {
     *blocked = 1;
     *owner = &nc_rule_defs[NC_PROBE_RULE].info;

@@ -14,6 +14,7 @@
 typedef struct nc_probe_state {
   int opened;
   int loaded;
+  int file_changed; /* loading it changed its file: no case can test what was hashed */
   int mode_known;
   int32_t mode;
   const nc_rule_info *blocker_rule; /* the rule whose failure blocker is, or NULL */

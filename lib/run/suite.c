@@ -654,15 +654,17 @@ static void run_probe(run_state *rs, nc_config *cfg)
     nc_child_result_free(&probe_cr);
     return;
   }
-  if (nc_plugin_file_changed(cfg)) { /* its constructor replaced its own file */
+  if (nc_plugin_file_changed(cfg)) { /* its constructor replaced or rewrote its own file */
     ps->loaded = 0;
+    ps->file_changed = 1;
     snprintf(ps->blocker, sizeof(ps->blocker), "loading the plugin changed its file (%.500s): "
              "the cases would test another file than the one hashed", cfg->plugin_path);
     ps->blocker_rule = &nc_rule_defs[NC_PROBE_RULE].info;
     probe_res->verdict = NC_VERDICT_FAIL;
     nc_result_add_evidence(probe_res, NC_LEVEL_FAIL, "dlopen (plugin constructors)",
                            "the plugin file unchanged during the run",
-                           "the path names another file after the plugin was loaded");
+                           "the path names another file, or the file was written, after the "
+                           "plugin was loaded");
     nc_result_set_reason(probe_res, "%s", ps->blocker);
   }
   if (probe_cr.forged) { /* loading it forged records: no case can trust its channel */
