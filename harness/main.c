@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <limits.h>
 
+#include "atomic_file.h"
 #include "cli_options.h"
 #include "coverage.h"
 #include "interposer.h"
@@ -122,15 +123,36 @@ static void resolve(const char *path, char *out, size_t len)
     snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", name);
 }
 
-/* A report file can be written at path: an existing file is writable, or
- * its directory is. */
+/* The same file: the same resolved path (one not created yet, by its
+ * directory and name), or the same device and inode (a hard link, a
+ * symlink). */
+static int same_file(const char *a, const char *b)
+{
+  char ra[2 * PATH_MAX + 2], rb[2 * PATH_MAX + 2];
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+      sa.st_ino == sb.st_ino)
+    return 1;
+  resolve(a, ra, sizeof(ra));
+  resolve(b, rb, sizeof(rb));
+  return ra[0] && strcmp(ra, rb) == 0;
+}
+
+/* A report file can be written at path: a regular file, or a symlink to
+ * one, that is writable, or an absent name in a writable directory. A
+ * FIFO, a device or a symlink to one or to nothing is refused
+ * (nc_report_path_check): waiting on it would hang, and writing to it
+ * would lose the report with exit 0. */
 static void check_writable(nc_cli *c, const char *flag, const char *path)
 {
+  char why[PATH_MAX + 160];
   struct stat st;
+  if (nc_report_path_check(path, why, sizeof(why)) != 0) {
+    nc_cli_error(c, "%s %s", flag, why);
+    return;
+  }
   if (stat(path, &st) == 0) {
-    if (S_ISDIR(st.st_mode))
-      nc_cli_error(c, "%s '%s' is a directory", flag, path);
-    else if (access(path, W_OK) != 0)
+    if (access(path, W_OK) != 0)
       nc_cli_error(c, "cannot write %s '%s': %s", flag, path, strerror(errno));
     return;
   }
@@ -147,7 +169,9 @@ static void check_writable(nc_cli *c, const char *flag, const char *path)
 }
 
 /* Every report can be written, and none over a file the run reads or over
- * another report: checked before the run, so a bad path costs no time. */
+ * another report, by any path to it: checked before the run, so a bad path
+ * costs no time. Two in-place streams (--json /dev/stdout --tap
+ * /dev/stdout) may share one: they are written one after the other. */
 static void check_report_paths(nc_cli *c)
 {
   const char **paths = c->report_path;
@@ -156,28 +180,21 @@ static void check_report_paths(nc_cli *c)
                           c->opt.baseline_path};
   const char *what[] = {"the plugin", "the profile", "the waivers file", "the baseline"};
   for (int i = 0; i < NC_CLI_REPORTS; i++) {
-    if (!paths[i] || strncmp(paths[i], "/dev/", 5) == 0)
+    if (!paths[i])
       continue;
     const char *flag = nc_cli_report_flag(i);
-    char mine[2 * PATH_MAX + 2], theirs[2 * PATH_MAX + 2];
-    resolve(paths[i], mine, sizeof(mine));
-    for (size_t k = 0; k < sizeof(inputs) / sizeof(inputs[0]); k++) {
-      if (!inputs[k])
-        continue;
-      resolve(inputs[k], theirs, sizeof(theirs));
-      if (mine[0] && strcmp(mine, theirs) == 0)
+    int in_place = nc_report_path_in_place(paths[i]);
+    for (size_t k = 0; k < sizeof(inputs) / sizeof(inputs[0]); k++)
+      if (inputs[k] && same_file(paths[i], inputs[k]))
         nc_cli_error(c, "%s '%s' is %s: refusing to write a report over it", flag, paths[i],
                      what[k]);
-    }
-    for (int k = i + 1; k < NC_CLI_REPORTS; k++) {
-      if (!paths[k])
-        continue;
-      resolve(paths[k], theirs, sizeof(theirs));
-      if (mine[0] && strcmp(mine, theirs) == 0)
+    for (int k = i + 1; k < NC_CLI_REPORTS; k++)
+      if (paths[k] && !(in_place && nc_report_path_in_place(paths[k])) &&
+          same_file(paths[i], paths[k]))
         nc_cli_error(c, "%s and %s name the same file '%s'", flag, nc_cli_report_flag(k),
                      paths[i]);
-    }
-    check_writable(c, flag, paths[i]);
+    if (!in_place)
+      check_writable(c, flag, paths[i]);
   }
   for (int i = 0; c->error != refused && i < NC_CLI_REPORTS; i++)
     if (paths[i] && strstr(c->error, paths[i]))
@@ -210,7 +227,7 @@ static void remove_old_reports(const nc_cli *c)
   for (int i = 0; i < NC_CLI_REPORTS; i++) {
     const char *path = c->report_path[i];
     struct stat st;
-    if (path && strncmp(path, "/dev/", 5) != 0 && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+    if (path && !nc_report_path_in_place(path) && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
       unlink(path);
   }
 }

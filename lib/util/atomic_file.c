@@ -56,30 +56,74 @@ void nc_write_file_abort(void)
     unlink(pending);
 }
 
+int nc_report_path_in_place(const char *path)
+{
+  if (strncmp(path, "/dev/", 5) != 0 || strstr(path, "/../") || strstr(path, "/./"))
+    return 0;
+  if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0 ||
+      strncmp(path, "/dev/fd/", 8) == 0)
+    return 1;
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+int nc_report_path_check(const char *path, char *err, size_t errlen)
+{
+  struct stat st;
+  if (nc_report_path_in_place(path) || lstat(path, &st) != 0)
+    return 0; /* in place, or absent: its directory decides */
+  int link = S_ISLNK(st.st_mode);
+  if (link && stat(path, &st) != 0) {
+    snprintf(err, errlen, "'%s' is a symlink to nothing: refusing to create a file through it",
+             path);
+    return -1;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    snprintf(err, errlen, "'%s' is a directory", path);
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    snprintf(err, errlen,
+             "'%s' is %snot a regular file (a FIFO, socket or device): a report goes to a "
+             "regular file, or to /dev/stdout",
+             path, link ? "a symlink to something that is " : "");
+    return -1;
+  }
+  return 0;
+}
+
+/* A stream or device: written in place, in append mode so that a redirected
+ * stdout keeps what was printed before. Opened without blocking (a FIFO
+ * with no reader fails at once), then written blocking. */
+static int write_in_place(const char *path, const char *data, size_t len, char *err,
+                          size_t errlen)
+{
+  int fd = open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC);
+  int flags = fd < 0 ? -1 : fcntl(fd, F_GETFL);
+  if (fd < 0 || flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
+      write_all(fd, data, len) != 0) {
+    snprintf(err, errlen, "cannot write '%s': %s", path,
+             errno == ENXIO ? "a FIFO with no reader" : strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  close(fd);
+  return 0;
+}
+
 int nc_write_file_atomic(const char *path, const char *data, size_t len, char *err,
                          size_t errlen)
 {
-  /* Streams and devices (/dev/stdout, /dev/null, a FIFO, a terminal) cannot
-   * be replaced by rename, and must never be: they are written in place, in
-   * append mode so that a redirected stdout keeps what was printed before. */
+  /* Streams and devices (/dev/stdout, /dev/null, a terminal) cannot be
+   * replaced by rename, and must never be. Anything else that is not a
+   * regular file is refused: never opened, so a FIFO cannot hang us. */
+  if (nc_report_path_in_place(path))
+    return write_in_place(path, data, len, err, errlen);
+  if (nc_report_path_check(path, err, errlen) != 0)
+    return -1;
   struct stat st;
   int exists = stat(path, &st) == 0;
-  if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
-      (exists && !S_ISREG(st.st_mode))) {
-    if (exists && S_ISDIR(st.st_mode)) {
-      snprintf(err, errlen, "cannot write '%s': it is a directory", path);
-      return -1;
-    }
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0 || write_all(fd, data, len) != 0) {
-      snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-      if (fd >= 0)
-        close(fd);
-      return -1;
-    }
-    close(fd);
-    return 0;
-  }
   /* Through a symlink, replace the file it points to, not the link. */
   char *real = exists ? realpath(path, NULL) : NULL;
   if (real)
