@@ -153,12 +153,14 @@ const size_t nc_cli_option_count = sizeof(nc_cli_options) / sizeof(nc_cli_option
 
 const nc_cli_env nc_cli_environment[] = {
     {"NVE_CONFORM_TIMEOUT_MULTIPLIER",
-     "Scales every case's time limit (a number in (0, 1000])."},
+     "Scales every case's time limit (a number in (0, 1000]; the scaled --timeout must stay "
+     "within its range, else a usage error)."},
     {"NVE_CONFORM_LIMITS",
      "Each case process's limits, `as=MIB,fsize=MIB,nproc=N` (address space, file size, "
      "processes; defaults: half the machine's memory (at least 4096, at most 65536), 4096, 4096; "
      "0: none), and `total=MIB`, the run's memory: --jobs is reduced, with a note, so that the "
-     "cases at once fit (jobs x as <= total)."},
+     "cases at once fit (jobs x as <= total). Each key at most once, a plain decimal; anything "
+     "else is a usage error."},
     {"NVE_CONFORM_CASE_RUNNER",
      "The `nve-conform-case` program every case runs in (default: next to the library, else the "
      "installed one). Without one, nve-conform says where it looked and exits 3; only "

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
 #include "contain.h"
+#include "limits_env.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -20,10 +21,7 @@
 #define DEFAULT_FSIZE_MIB (4L << 10)
 #define DEFAULT_NPROC 4096L
 
-typedef struct limits {
-  long as_mib, fsize_mib, nproc;
-  long total_mib; /* the run's memory, shared out between the cases at once */
-} limits;
+typedef nc_limits limits;
 
 /* The default address space of a case: half the machine's memory, at most
  * DEFAULT_AS_MIB, at least 4 GiB, so that a plugin that asks for more than
@@ -35,31 +33,26 @@ static long default_as_mib(void)
   return mib > DEFAULT_AS_MIB ? DEFAULT_AS_MIB : mib < 4096 ? 4096 : mib;
 }
 
-/* NVE_CONFORM_LIMITS="as=MIB,fsize=MIB,nproc=N,total=MIB" over the
- * defaults; 0: none. */
+/* NVE_CONFORM_LIMITS over the defaults; a value that does not parse
+ * leaves the defaults (the run refuses it first: nc_contain_limits_check). */
 static limits read_limits(void)
 {
   limits l = {default_as_mib(), DEFAULT_FSIZE_MIB, DEFAULT_NPROC, 0};
-  const char *env = getenv("NVE_CONFORM_LIMITS");
-  char copy[256];
-  snprintf(copy, sizeof(copy), "%s", env ? env : "");
-  for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
-       tok = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(tok, '=');
-    if (!eq)
-      continue;
-    *eq = '\0';
-    long v = strtol(eq + 1, NULL, 10);
-    if (strcmp(tok, "as") == 0)
-      l.as_mib = v;
-    else if (strcmp(tok, "fsize") == 0)
-      l.fsize_mib = v;
-    else if (strcmp(tok, "nproc") == 0)
-      l.nproc = v;
-    else if (strcmp(tok, "total") == 0)
-      l.total_mib = v;
-  }
+  char err[160];
+  nc_limits_parse(getenv("NVE_CONFORM_LIMITS"), &l, err, sizeof(err));
   return l;
+}
+
+int nc_contain_limits_check(char *err, size_t len)
+{
+  limits l = {0, 0, 0, 0};
+  char why[200];
+  const char *env = getenv("NVE_CONFORM_LIMITS");
+  if (nc_limits_parse(env, &l, why, sizeof(why)) == 0)
+    return 0;
+  snprintf(err, len, "NVE_CONFORM_LIMITS: %s (got '%.64s'%s)", why, env,
+           strlen(env) > 64 ? "..." : "");
+  return -1;
 }
 
 const char *nc_contain_limits_text(void)

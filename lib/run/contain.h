@@ -44,6 +44,10 @@ int nc_contain_run_begin(void);
 void nc_contain_run_end(int was_subreaper);
 void nc_contain_reap_orphans(const pid_t *keep, size_t nkeep);
 
+/* In the run's process, before any case: 0 when NVE_CONFORM_LIMITS is
+ * unset or well formed; else -1 with a message naming it in err. */
+int nc_contain_limits_check(char *err, size_t len);
+
 /* The limits a case process gets, as "name=value" text for the report. */
 const char *nc_contain_limits_text(void);
 

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "contain.h"
 #include "plugin/nve_plugin_common.h"
 #include "reproduce.h"
 #include "sanitize.h"
@@ -106,11 +107,23 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
   if (mult < 0)
     return nc_report_usage_error(r, "NVE_CONFORM_TIMEOUT_MULTIPLIER must be a number in (0, 1000] "
                                     "(got '%s')", getenv("NVE_CONFORM_TIMEOUT_MULTIPLIER"));
+  char limits_err[320];
+  if (nc_contain_limits_check(limits_err, sizeof(limits_err)) != 0)
+    return nc_report_usage_error(r, "%s", limits_err);
   /* The same bounds as the command line's, for programs that call nc_run. */
   if (opt->timeout_s != 0 &&
       !(opt->timeout_s >= NC_MIN_TIMEOUT_S && opt->timeout_s <= NC_MAX_TIMEOUT_S))
     return nc_report_usage_error(r, "the timeout must be from %g to %g seconds (got %g)",
                                  NC_MIN_TIMEOUT_S, NC_MAX_TIMEOUT_S, opt->timeout_s);
+  /* The scaled limit within --timeout's own range: 1e-300 would make every
+   * case time out at once, 1e3 of a day would never end. */
+  double scaled = cfg->timeout_asked * mult;
+  if (getenv("NVE_CONFORM_TIMEOUT_MULTIPLIER") &&
+      !(scaled >= NC_MIN_TIMEOUT_S && scaled <= NC_MAX_TIMEOUT_S))
+    return nc_report_usage_error(r, "NVE_CONFORM_TIMEOUT_MULTIPLIER=%s makes the %g s timeout "
+                                    "%g s, outside %g to %g s",
+                                 getenv("NVE_CONFORM_TIMEOUT_MULTIPLIER"), cfg->timeout_asked,
+                                 scaled, NC_MIN_TIMEOUT_S, NC_MAX_TIMEOUT_S);
   if (opt->sanitize < NC_SANITIZE_NONE || opt->sanitize > NC_SANITIZE_ASAN)
     return nc_report_usage_error(r, "unknown sanitize mode %d", opt->sanitize);
   if (opt->sanitize && opt->no_fork)
