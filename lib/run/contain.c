@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,12 +108,35 @@ int nc_contain_limits_lowered(char *why, size_t len)
   return 1;
 }
 
+/* No core file, whatever plugin code asks: the hard limit 0 too, and
+ * where the case holds CAP_SYS_RESOURCE (a harness run as root), that
+ * capability dropped, so the hard limit cannot be raised again. */
+static void no_core_files(void)
+{
+  struct rlimit none = {0, 0};
+  setrlimit(RLIMIT_CORE, &none);
+  struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+  if (syscall(SYS_capget, &head, caps) != 0 ||
+      !(caps[CAP_TO_INDEX(CAP_SYS_RESOURCE)].permitted & CAP_TO_MASK(CAP_SYS_RESOURCE)))
+    return;
+  prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0); /* not regained through exec */
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_SYS_RESOURCE, 0, 0);
+  for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+    if (i == CAP_TO_INDEX(CAP_SYS_RESOURCE)) {
+      caps[i].effective &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
+      caps[i].permitted &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
+      caps[i].inheritable &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
+    }
+  syscall(SYS_capset, &head, caps);
+}
+
 void nc_contain_case(void)
 {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   getrlimit(RLIMIT_NOFILE, &case_nofile);
   limits l = read_limits();
-  set_limit(RLIMIT_CORE, 0);
+  no_core_files();
   if (l.fsize_mib > 0)
     set_limit(RLIMIT_FSIZE, (rlim_t)l.fsize_mib << 20);
   if (l.nproc > 0)
