@@ -109,6 +109,9 @@ void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
   }
   nc_trace_set_plugin(cfg->plugin_path);
   if (def->stage >= NC_STAGE_OPEN) {
+    /* From here on plugin code is in this process: a signal the harness
+     * did not send is the plugin's (verdict.c). */
+    nc_trace_record(NC_TAG_OPENED, 0, NULL);
     if (nc_plugin_open(&plugin, cfg->plugin_path, err, sizeof(err)) != 0) {
       nc_harness_error(&c, "the plugin did not open in this case's process: %s", err);
       return;

@@ -20,6 +20,7 @@ int nc_case_process_main(int argc, char **argv);
 /* Record tags on the channel for the run-wide evidence. */
 #define NC_TAG_VIOLATION "VIOLATION" /* rule, text, case, callback, thread */
 #define NC_TAG_VCOUNT "VCOUNT"       /* rule, how many in all (at the end) */
+#define NC_TAG_OPENED "OPENED"       /* the plugin is about to be opened */
 
 /* Sends the violations recorded in this process (its counts) to the
  * parent; a case process does it before it ends. */

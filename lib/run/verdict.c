@@ -141,6 +141,7 @@ static void judge_forged(nc_result *res, const nc_child_result *cr)
 typedef struct case_tally {
   owned_lines owned;    /* evidence lines other rules own */
   int nfail, nwarn, nerror, settled, crashed_in_plugin;
+  int opened;           /* an OPENED record: plugin code was in the process */
   int nowned;           /* failures other rules own */
   int owner;            /* the rule a BLOCKED record names, or -1 */
   int crash_owner;      /* the rule owning the call that crashed, or -1 */
@@ -194,6 +195,8 @@ static void read_records(nc_result *res, case_tally *t, const nc_child_result *c
     const char *f0 = rec->nfields > 0 ? rec->fields[0] : "";
     if (strcmp(rec->tag, "SETTLED") == 0) {
       t->settled = 1;
+    } else if (strcmp(rec->tag, NC_TAG_OPENED) == 0) {
+      t->opened = 1;
     } else if (strcmp(rec->tag, NC_TAG_COVER) == 0 && rec->nfields >= 6) {
       take_cover(res, rec);
     } else if (strcmp(rec->tag, "SKIP") == 0) {
@@ -233,7 +236,11 @@ static void judge_unfinished(nc_result *res, const case_tally *t, const nc_child
   const char *phase = cr->phase;
   char how[256];
   nc_child_describe_end(cr, cfg->timeout_s, how, sizeof(how));
-  int in_plugin = phase[0] != '\0' || t->crashed_in_plugin;
+  /* The harness sends a case one signal, SIGKILL, at the deadline or for a
+   * flood; any other end by a signal once the plugin was opened is the
+   * plugin's (a timer it armed, a kill of its own, the limits it hit). */
+  int foreign = t->opened && cr->signo && !cr->timed_out && !cr->flooded;
+  int in_plugin = phase[0] != '\0' || t->crashed_in_plugin || foreign;
   if (!in_plugin && !cr->flooded && (cr->signo || cr->timed_out)) {
     nc_result_set_reason(res, "the harness itself %s outside plugin code", how);
     res->verdict = NC_VERDICT_ERROR;
@@ -241,9 +248,12 @@ static void judge_unfinished(nc_result *res, const case_tally *t, const nc_child
   }
   /* Exits and lost channels come from plugin code (a destructor, a thread
    * it left running): the harness does neither. */
-  nc_result_add_evidence(res, NC_LEVEL_FAIL, phase[0] ? phase : "plugin code", "returns normally",
-                         how);
-  nc_result_set_reason(res, "%s %s", phase[0] ? phase : "plugin code", how);
+  const char *who = phase[0] ? phase
+                    : t->crashed_in_plugin || !foreign
+                        ? "plugin code"
+                        : "the case, with the plugin loaded (a signal the harness never sends),";
+  nc_result_add_evidence(res, NC_LEVEL_FAIL, who, "returns normally", how);
+  nc_result_set_reason(res, "%s %s", who, how);
   /* The plugin's verdict, at the rule's severity (a SHOULD rule warns). */
   res->verdict = res->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
   /* A crash in an op another rule owns (an erase made by TBL-02's sweep):
