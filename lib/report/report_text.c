@@ -1,9 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The human-readable report printed on stdout. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
+#include "text.h"
+
+/* fprintf(out, format, s) with s escaped for a terminal (nc_text_escaped):
+ * a path, a name or a command line, on one line. */
+static void print_escaped(FILE *out, const char *format, const char *s)
+{
+  char *e = nc_text_escaped(s, 0);
+  fprintf(out, format, e ? e : "?");
+  free(e);
+}
 
 static const char *colour_of(const nc_result *res)
 {
@@ -23,12 +34,13 @@ static void print_header(const nc_report *r, FILE *out)
 {
   fprintf(out, "nve-conform %s (ruleset %s)\n", NC_HARNESS_VERSION_STRING,
           NC_RULESET_VERSION_STRING);
-  fprintf(out, "plugin   %s\n", r->plugin_path ? r->plugin_path : "(none)");
+  print_escaped(out, "plugin   %s\n", r->plugin_path ? r->plugin_path : "(none)");
   if (r->sha256[0])
     fprintf(out, "  sha256 %s\n", r->sha256);
-  if (r->plugin_name || r->plugin_author)
-    fprintf(out, "  name   \"%s\" by \"%s\"\n", r->plugin_name ? r->plugin_name : "?",
-            r->plugin_author ? r->plugin_author : "?");
+  if (r->plugin_name || r->plugin_author) {
+    print_escaped(out, "  name   \"%s\"", r->plugin_name ? r->plugin_name : "?");
+    print_escaped(out, " by \"%s\"\n", r->plugin_author ? r->plugin_author : "?");
+  }
   if (r->plugin_mode || r->plugin_abi)
     fprintf(out, "  mode   %s, built for ABI %s; accepted by %s\n",
             r->plugin_mode ? r->plugin_mode : "?", r->plugin_abi ? r->plugin_abi : "?",
@@ -50,7 +62,7 @@ static void print_header(const nc_report *r, FILE *out)
                  "code fail the rule whose case ran\n",
             r->sanitize, r->sanitize_slowdown);
   if (r->command_line)
-    fprintf(out, "command  %s\n", r->command_line);
+    print_escaped(out, "command  %s\n", r->command_line);
   fputc('\n', out);
 }
 
@@ -94,7 +106,7 @@ static void print_result(const nc_result *res, FILE *out, int colour, int verbos
   if (res->verdict == NC_VERDICT_SKIP)
     return;
   if (res->reproduce)
-    fprintf(out, "         reproduce: %s\n", res->reproduce);
+    print_escaped(out, "         reproduce: %s\n", res->reproduce);
   fprintf(out, "         explain:   nve-conform --explain %s\n", res->rule->id);
 }
 

@@ -23,14 +23,20 @@ char *nc_sanitized(const char *s)
     for (unsigned char *p = (unsigned char *)copy; *p; p++)
       if (*p >= 0x80)
         *p = '?';
-  /* Control characters (ESC above all) would reach a terminal from the
-   * text report: what plugin code wrote keeps its line breaks and tabs. */
-  for (unsigned char *p = (unsigned char *)copy; copy && *p; p++)
-    if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
-      *p = '?';
+  /* Control characters (ESC above all, and the C1 ones a terminal also
+   * obeys) would reach a terminal from the text report, and bidirectional
+   * overrides reorder what a reader sees: each one a '?'. What plugin code
+   * wrote keeps its line breaks and tabs. */
+  char *out = copy;
+  for (const char *p = copy; copy && *p;) {
+    size_t n = nc_text_unsafe_len(p);
+    *out++ = n ? '?' : *p;
+    p += n ? n : 1;
+  }
+  if (copy)
+    *out = '\0';
   return copy;
 }
-
 
 /* A frame in the plugin that dladdr could not name ("x.so+0x10f7") gets its
  * function from the file's symbol table, which also lists static ones. */

@@ -3,6 +3,8 @@
 #include "text.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -69,4 +71,55 @@ int nc_utf8_valid(const char *s)
       return 0;
   }
   return 1;
+}
+
+size_t nc_text_unsafe_len(const char *s)
+{
+  const unsigned char *p = (const unsigned char *)s;
+  if ((*p && *p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+    return 1; /* C0 controls (ESC above all) and DEL */
+  if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)
+    return 2; /* C1 controls, U+0080 to U+009F (CSI among them) */
+  if (p[0] == 0xE2 && p[1] == 0x80 && ((p[2] >= 0xAA && p[2] <= 0xAE) || p[2] == 0x8E ||
+                                       p[2] == 0x8F))
+    return 3; /* bidirectional embeddings and overrides U+202A to U+202E, LRM, RLM */
+  if (p[0] == 0xE2 && p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9)
+    return 3; /* bidirectional isolates U+2066 to U+2069 */
+  return 0;
+}
+
+/* The code point of the n-byte sequence at p (n from nc_text_unsafe_len). */
+static unsigned code_point(const unsigned char *p, size_t n)
+{
+  return n == 1 ? p[0] : n == 2 ? (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu)
+                               : (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
+}
+
+char *nc_text_escaped(const char *s, int keep_lines)
+{
+  if (!s)
+    s = "";
+  int valid = nc_utf8_valid(s);
+  size_t len = strlen(s);
+  char *out = malloc(len * 6 + 1), *o = out; /* "\u202e" is the longest: 6 per 3 */
+  if (!out)
+    return NULL;
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    size_t n = nc_text_unsafe_len((const char *)p);
+    if (!keep_lines && (*p == '\n' || *p == '\t')) {
+      *o++ = '\\';
+      *o++ = *p == '\n' ? 'n' : 't';
+      p++;
+    } else if (n == 1 || (!valid && *p >= 0x80)) {
+      o += sprintf(o, "\\x%02x", *p); /* a control, or a byte of broken UTF-8 */
+      p++;
+    } else if (n > 1) {
+      o += sprintf(o, "\\u%04x", code_point(p, n));
+      p += n;
+    } else {
+      *o++ = (char)*p++;
+    }
+  }
+  *o = '\0';
+  return out;
 }
