@@ -55,19 +55,47 @@ static uint64_t rnd(uint64_t *s)
   return z ^ (z >> 31);
 }
 
+/* Bits needed for v > 0. */
+static int bit_length(int64_t v)
+{
+  int b = 0;
+  for (; v > 0; v >>= 1)
+    b++;
+  return b;
+}
+
+/* A size log-uniform in [lo, hi]: every power of two between them is as
+ * likely as the next, so small batches and large ones both come up. */
+static int64_t log_uniform(uint64_t *s, int64_t lo, int64_t hi)
+{
+  if (hi <= lo)
+    return lo;
+  int blo = bit_length(lo), bhi = bit_length(hi);
+  int b = blo + (int)(rnd(s) % (uint64_t)(bhi - blo + 1));
+  int64_t from = (int64_t)1 << (b - 1), n = from + (int64_t)(rnd(s) % (uint64_t)from);
+  return n < lo ? lo : n > hi ? hi : n;
+}
+
 /* A quarter of the batches are the call space's batch classes (0, 1, around
- * a mask word and the parallel thresholds, 4096 and past it), the rest
- * drawn between them. */
+ * a mask word and the parallel thresholds, 4096 and past it); some sit on
+ * the edge of a mask word (64 x 2^u keys, one less or one more, up to the
+ * large size), where a table that splits a find between tasks by mask
+ * words goes wrong; the rest are log-uniform, mostly ordinary, a tenth
+ * large. */
 static int64_t batch_size(uint64_t *s, const params *p)
 {
   uint64_t r = rnd(s) % 100;
   int64_t n;
-  if (r < 25)
+  if (r < 25) {
     n = nc_space_batches[rnd(s) % NC_SPACE_BATCHES];
-  else if (r < 90)
-    n = 2 + (int64_t)(rnd(s) % (uint64_t)(p->regular - 1));
-  else
-    n = p->large / 4 + (int64_t)(rnd(s) % (uint64_t)(p->large - p->large / 4));
+  } else if (r < 40) {
+    int words = bit_length(p->large / 64 > 1 ? p->large / 64 : 1);
+    n = 64 * ((int64_t)1 << (rnd(s) % (uint64_t)words)) + (int64_t)(rnd(s) % 3) - 1;
+  } else if (r < 90) {
+    n = log_uniform(s, 2, p->regular);
+  } else {
+    n = log_uniform(s, p->regular, p->large);
+  }
   return n < p->cap ? n : p->cap;
 }
 
@@ -79,6 +107,30 @@ static int64_t pick_key(uint64_t *s, const sequence *q, const params *p, int key
     return q->pool[rnd(s) % 8];
   int64_t k = (int64_t)(rnd(s) % (uint64_t)p->pool_keys) * 7919 + 13;
   return key_size == 4 ? (int64_t)(int32_t)k : k;
+}
+
+/* A key drawn relative to what the sequence has met: a bit relative of a
+ * key an earlier op used (stored, erased or looked up, whichever it is
+ * now): +-1, the sign flipped, the top bit flipped, the same low half
+ * under another high half or the reverse, or a neighbour of the invalid
+ * key. A table that truncates, folds or sign-extends keys confuses such a
+ * key with its original; a pool of small positive numbers never shows it. */
+static int64_t relative_key(uint64_t *s, const sequence *q, size_t met, int key_size)
+{
+  int64_t k = q->arena[rnd(s) % met];
+  int half = key_size * 4; /* bits in half a key */
+  uint64_t low = (1ull << half) - 1, other = rnd(s) | 1;
+  uint64_t v = (uint64_t)k;
+  switch (rnd(s) % 7) {
+  case 0: v += 1; break;
+  case 1: v -= 1; break;
+  case 2: v = 0 - v; break;
+  case 3: v ^= 1ull << (key_size * 8 - 1); break;
+  case 4: v ^= (other << half) & (key_size == 8 ? ~low : 0xffffffffull); break; /* same low half */
+  case 5: v ^= other & low; break;                                          /* same high half */
+  default: v = (uint64_t)q->pool[4] + (rnd(s) % 2 ? 1 : (uint64_t)-1); break;
+  }
+  return key_size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
 }
 
 /* Appends an op with room for n keys (q->arena + o->first); NULL when out
@@ -153,8 +205,11 @@ static int generate(sequence *q, const nc_tk *k, uint64_t seed, const params *p)
         keys[j] = ks == 4 ? (int64_t)(int32_t)pk : pk;
       }
     } else {
+      /* Keys met before this op: an eighth of the keys are their relatives. */
+      size_t met = (size_t)o->first;
       for (int64_t j = 0; j < n; j++)
-        keys[j] = pick_key(&s, q, p, ks);
+        keys[j] = met && rnd(&s) % 8 == 0 ? relative_key(&s, q, met, ks)
+                                          : pick_key(&s, q, p, ks);
     }
   }
   return 0;
