@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -607,6 +608,7 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, dou
   close(key_pipe[1]); /* the key alone, then end of file */
   s.own_group = 1;
   double t0 = nc_now();
+  pid_t harness = getpid();
   pid_t pid = spawn_fork(&s, err, errlen);
   if (pid < 0) {
     close(key_pipe[0]);
@@ -616,6 +618,11 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, dou
   }
   if (pid == 0) {
     child_setup(&s);
+    /* The case dies with the harness, even one killed with SIGKILL (which
+     * runs no handler): no case outlives the run as an orphan. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != harness)
+      _exit(NC_CHILD_EXIT_NO_RUNNER); /* it died before the line above */
     /* The channel and the page above the descriptors they go to, then in
      * place; everything else closed. */
     int channel = fcntl(s.fds[1], F_DUPFD, 10), page = s.page_fd >= 0 ? fcntl(s.page_fd, F_DUPFD, 10) : -1;
