@@ -54,13 +54,18 @@ void nc_result_add_evidence(nc_result *res, const char *level, const char *call,
   e->observed = strdup(observed ? observed : "");
 }
 
-void nc_result_set_reason(nc_result *res, const char *fmt, ...)
+static void set_reason_v(nc_result *res, const char *fmt, va_list ap)
 {
   free(res->reason);
-  va_list ap;
-  va_start(ap, fmt);
   if (vasprintf(&res->reason, fmt, ap) < 0)
     res->reason = NULL;
+}
+
+void nc_result_set_reason(nc_result *res, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  set_reason_v(res, fmt, ap);
   va_end(ap);
 }
 
@@ -68,11 +73,9 @@ void nc_result_set_skip(nc_result *res, nc_skip_kind kind, const char *fmt, ...)
 {
   res->verdict = NC_VERDICT_SKIP;
   res->skip = kind;
-  free(res->reason);
   va_list ap;
   va_start(ap, fmt);
-  if (vasprintf(&res->reason, fmt, ap) < 0)
-    res->reason = NULL;
+  set_reason_v(res, fmt, ap);
   va_end(ap);
 }
 
