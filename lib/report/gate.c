@@ -12,6 +12,7 @@
 
 #include "atomic_file.h"
 #include "date.h"
+#include "json_strict.h"
 #include "rules.h"
 
 /* Rules a host cannot survive (the rule table marks them NC_FIXED): broken,
@@ -153,18 +154,9 @@ static cJSON *read_json_input(const char *path, const char *what, char *err, siz
     snprintf(err, errlen, "%s: %s", what, why);
     return NULL;
   }
-  const char *end = NULL;
-  cJSON *root = cJSON_ParseWithOpts(text, &end, 0);
-  if (!root) {
-    int line = 1, column = 1;
-    for (const char *p = text; end && p < end && *p; p++)
-      if (*p == '\n')
-        line++, column = 1;
-      else
-        column++;
-    snprintf(err, errlen, "%s '%s' is not valid JSON (line %d, column %d)", what, path, line,
-             column);
-  }
+  cJSON *root = nc_json_parse_strict(text, why, sizeof(why));
+  if (!root)
+    snprintf(err, errlen, "%s '%s' is not valid JSON (%s)", what, path, why);
   free(text);
   return root;
 }
@@ -306,9 +298,16 @@ int nc_baseline_load(const char *path, nc_baseline *out, char *err, size_t errle
   const cJSON *plugin = cJSON_GetObjectItemCaseSensitive(
       cJSON_GetObjectItemCaseSensitive(root, "header"), "plugin");
   const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(plugin, "sha256"));
+  const char *schema = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "schema"));
   if (!cJSON_IsArray(results) || !sha) {
     cJSON_Delete(root);
     snprintf(err, errlen, "baseline '%s' is not an nve-conform JSON report", path);
+    return -1;
+  }
+  if (!schema || strcmp(schema, NC_REPORT_SCHEMA) != 0) { /* another version's report */
+    snprintf(err, errlen, "baseline '%s' is a report of schema '%.60s'; this nve-conform reads "
+             NC_REPORT_SCHEMA, path, schema ? schema : "(none)");
+    cJSON_Delete(root);
     return -1;
   }
   int count = cJSON_GetArraySize(results);

@@ -128,6 +128,9 @@ struct nc_report {
   char *refusal;
 };
 
+/* The schema every JSON report names, and the one a baseline must name. */
+#define NC_REPORT_SCHEMA "nve-conform-report/1"
+
 nc_report *nc_report_new(void);
 nc_result *nc_report_add(nc_report *r, const nc_rule_info *rule);
 void nc_result_add_evidence(nc_result *res, const char *level, const char *call,

@@ -164,7 +164,7 @@ static cJSON *coverage_json(const nc_report *r)
 int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t errlen)
 {
   cJSON *root = cJSON_CreateObject();
-  cJSON_AddStringToObject(root, "schema", "nve-conform-report/1");
+  cJSON_AddStringToObject(root, "schema", NC_REPORT_SCHEMA);
   cJSON_AddItemToObject(root, "header", header_json(r));
   add_string(root, "error", r->error);
   cJSON *sum = cJSON_AddObjectToObject(root, "summary");

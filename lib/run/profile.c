@@ -12,6 +12,7 @@
 
 #include "atomic_file.h"
 #include "json_span.h"
+#include "json_strict.h"
 
 /* Text that lives as long as the run: profile configs. */
 static char *owned_text[40];
@@ -108,11 +109,13 @@ int nc_profile_load(const nc_options *opt, nc_config *cfg, nc_report *r)
   char *text = nc_read_file(opt->profile_path, why, sizeof(why));
   if (!text)
     return nc_report_usage_error(r, "profile: %s", why);
-  cJSON *p = cJSON_Parse(text);
+  cJSON *p = nc_json_parse_strict(text, why, sizeof(why));
   if (!cJSON_IsObject(p)) {
     cJSON_Delete(p);
     free(text);
-    return nc_report_usage_error(r, "profile '%s' is not a JSON object", opt->profile_path);
+    return p ? nc_report_usage_error(r, "profile '%s' is not a JSON object", opt->profile_path)
+             : nc_report_usage_error(r, "profile '%s' is not valid JSON (%s)", opt->profile_path,
+                                     why);
   }
   int rc = 0;
   const cJSON *item;

@@ -221,6 +221,13 @@ char *nc_read_file(const char *path, char *err, size_t errlen)
     }
     if (n == 0) {
       text[len] = '\0';
+      const char *nul = memchr(text, '\0', len);
+      if (nul) { /* bytes after it would pass unseen */
+        snprintf(err, errlen, "'%s' has a NUL byte at offset %zu: not a text file", path,
+                 (size_t)(nul - text));
+        free(text);
+        text = NULL;
+      }
       break;
     }
     len += (size_t)n;

@@ -94,17 +94,21 @@ static void test_waivers_refused(void **state)
 static void test_broken_json(void **state)
 {
   (void)state;
-  expect_waiver_error("not JSON", "is not valid JSON (line 1, column 1)");
-  expect_waiver_error("", "is not valid JSON (line 1, column 1)");
+  expect_waiver_error("not JSON", "is not valid JSON (line 1, column 1:");
+  expect_waiver_error("", "is not valid JSON (line 1, column 1:");
   expect_waiver_error("{\"waivers\": [\n  {\"rules\": [\"SYM-07\"],,}\n]}",
-                      "is not valid JSON (line 2, column 25)");
+                      "is not valid JSON (line 2, column 25:");
   expect_waiver_error("[{\"rules\": [\"SYM-07\"], \"reason\": \"r\"}", "is not valid JSON (line 1");
+  /* Strict: nothing after the value, no member twice, UTF-8 only. */
+  expect_waiver_error("{\"waivers\": []} {}", "something after the value");
+  expect_waiver_error("{\"waivers\": [], \"waivers\": []}", "\"waivers\" is given twice");
+  expect_waiver_error("{\"waivers\": [{\"reason\": \"caf\xe9\"}]}", "not UTF-8");
   nc_baseline b;
   char err[512] = "";
   assert_int_equal(nc_baseline_load(file_with("b.json", "{\"header\":\n\n}}"), &b, err,
                                     sizeof(err)),
                    -1);
-  if (!strstr(err, "baseline '") || !strstr(err, "is not valid JSON (line 3, column 1)"))
+  if (!strstr(err, "baseline '") || !strstr(err, "is not valid JSON (line 3, column 1:"))
     fail_msg("'%s'", err);
   assert_int_equal(nc_baseline_load("/nonexistent/b.json", &b, err, sizeof(err)), -1);
   if (!strstr(err, "baseline: ") || !strstr(err, "cannot open"))
@@ -120,7 +124,7 @@ static void test_baselines(void **state)
   (void)state;
   nc_baseline b;
   char err[512];
-  const char *good = "{\"header\": {\"plugin\": {\"sha256\": \"ab\", \"name\": \"p\"}}, "
+  const char *good = "{\"schema\": \"nve-conform-report/1\", \"header\": {\"plugin\": {\"sha256\": \"ab\", \"name\": \"p\"}}, "
                      "\"results\": [{\"id\": \"SYM-01\", \"verdict\": \"FAIL\"}, "
                      "{\"id\": \"ZZZ-99\", \"verdict\": \"PASS\"}]}";
   assert_int_equal(nc_baseline_load(file_with("b.json", good), &b, err, sizeof(err)), 0);
@@ -131,15 +135,19 @@ static void test_baselines(void **state)
   assert_int_equal(nc_baseline_matches(&b, "cd", "p", 1, err, sizeof(err)), 0);
   assert_int_equal(nc_baseline_matches(&b, "cd", "q", 1, err, sizeof(err)), -1);
   nc_baseline_free(&b);
-  const char *bad_verdict = "{\"header\": {\"plugin\": {\"sha256\": \"ab\"}}, "
+  const char *bad_verdict = "{\"schema\": \"nve-conform-report/1\", \"header\": {\"plugin\": {\"sha256\": \"ab\"}}, "
                             "\"results\": [{\"id\": \"SYM-01\", \"verdict\": \"MAYBE\"}]}";
   assert_int_equal(nc_baseline_load(file_with("b.json", bad_verdict), &b, err, sizeof(err)), -1);
-  const char *bad_id = "{\"header\": {\"plugin\": {\"sha256\": \"ab\"}}, "
+  const char *bad_id = "{\"schema\": \"nve-conform-report/1\", \"header\": {\"plugin\": {\"sha256\": \"ab\"}}, "
                        "\"results\": [{\"id\": \"sym-1\", \"verdict\": \"PASS\"}]}";
   assert_int_equal(nc_baseline_load(file_with("b.json", bad_id), &b, err, sizeof(err)), -1);
   const char *no_header = "{\"results\": []}";
   assert_int_equal(nc_baseline_load(file_with("b.json", no_header), &b, err, sizeof(err)), -1);
   assert_non_null(strstr(err, "not an nve-conform JSON report"));
+  const char *other_schema = "{\"schema\": \"nve-conform-report/999\", \"header\": {\"plugin\": "
+                             "{\"sha256\": \"ab\"}}, \"results\": []}";
+  assert_int_equal(nc_baseline_load(file_with("b.json", other_schema), &b, err, sizeof(err)), -1);
+  assert_non_null(strstr(err, "schema 'nve-conform-report/999'"));
 }
 
 static void test_read_file_bounds(void **state)
