@@ -266,6 +266,13 @@ void nc_outcome_label(const nc_call_outcome *o, char *out, size_t outlen)
 
 /* ---- the cache shared by the rules of one run ------------------------------------ */
 
+/* Sweeps are shared only with a scratch directory and the secret that
+ * seals them. */
+static int shared_cache(const nc_case *c)
+{
+  return c->cfg->cache_dir[0] && c->cfg->cache_secret[0];
+}
+
 static void cache_path(nc_case *c, const char *kind, nc_target target, char *out, size_t outlen)
 {
   if (snprintf(out, outlen, "%s/%s-%s", c->cfg->cache_dir, kind,
@@ -299,7 +306,7 @@ static int append(nc_sweep *s, const nc_call_outcome *o)
 
 static void save(nc_case *c, const char *kind, nc_target target, const nc_sweep *s)
 {
-  if (!c->cfg->cache_dir[0])
+  if (!shared_cache(c))
     return;
   char path[PATH_MAX];
   cache_path(c, kind, target, path, sizeof(path));
@@ -316,7 +323,7 @@ static void save(nc_case *c, const char *kind, nc_target target, const nc_sweep 
 
 static int load(nc_case *c, const char *kind, nc_target target, nc_sweep *s)
 {
-  if (!c->cfg->cache_dir[0])
+  if (!shared_cache(c))
     return -1;
   char path[PATH_MAX];
   cache_path(c, kind, target, path, sizeof(path));

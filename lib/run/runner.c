@@ -564,7 +564,7 @@ static char **marked_environment(char *mark, size_t marklen, char *const *extra)
     n++;
   while (extra && extra[nextra])
     nextra++;
-  char **envp = malloc((n + nextra + 3) * sizeof(char *));
+  char **envp = malloc((n + nextra + 2) * sizeof(char *)); /* the mark, then NULL */
   if (!envp)
     return NULL;
   snprintf(mark, marklen, "%s=%d", NC_CASE_MARK, (int)getpid());

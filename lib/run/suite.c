@@ -615,10 +615,10 @@ static void begin_run(run_state *rs, nc_config *cfg)
   if (!mkdtemp(cfg->cache_dir))
     cfg->cache_dir[0] = '\0';
   unsigned char raw[16] = {0};
-  if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
-    cfg->cache_dir[0] = '\0'; /* no secret, no shared cache: each case sweeps for itself */
-  for (size_t i = 0; i < sizeof(raw); i++)
-    snprintf(cfg->cache_secret + 2 * i, 3, "%02x", raw[i]);
+  cfg->cache_secret[0] = '\0'; /* none: nothing is shared, each case sweeps for itself */
+  if (getrandom(raw, sizeof(raw), 0) == (ssize_t)sizeof(raw))
+    for (size_t i = 0; i < sizeof(raw); i++)
+      snprintf(cfg->cache_secret + 2 * i, 3, "%02x", raw[i]);
   nc_runner_scratch(cfg->cache_dir);
   nc_run_interrupt_clear(); /* an earlier run's interruption is not this one's */
   rs->was_subreaper = cfg->no_fork ? -1 : nc_contain_run_begin();
