@@ -20,6 +20,7 @@
 #include "calls.h"
 #include "runner.h"
 #include "sanitize.h"
+#include "explore.h"
 #include "table_kit.h"
 
 /* Keys the targeted cases use: small, distinct, away from the edges. */
@@ -493,3 +494,6 @@ void nc_case_TBL_12(nc_case *c)
   free(keys);
   nc_tk_close(&k, &f);
 }
+
+/* TBL-11: the explorer (cases/kit/explore.h), at the run's effort. */
+void nc_case_TBL_11(nc_case *c) { nc_explore(c); }

@@ -14,6 +14,7 @@
 #include "cuda.h"
 #include "plugin/nve_plugin_common.h"
 #include "pool.h"
+#include "run_config.h"
 #include "sanitize.h"
 
 #define TEXT(x) #x
@@ -96,6 +97,16 @@ const nc_cli_option nc_cli_options[] = {
     {"stress", 0, NULL, NC_ARG_FLAG, 0, 0, NULL, OPT(stress), DRIVING,
      "Longer seeded random sequences with larger batches, and more threads in the concurrent "
      "finds; the op and key rates are reported."},
+    {"effort", 0, "LEVEL", NC_ARG_WORD, 0, 0, nc_effort_name, OPT(effort), DRIVING,
+     "How far the explorer of the random-sequence rule goes: {words}. default explores every action and key relation "
+     "to 65,536-key batches and tables of 131,072 keys where rows and memory allow; quick is "
+     "for a first look; deep (nightly CI, or --stress) goes to millions of keys. The report "
+     "says what it reached."},
+    {"budget", 0, "SEC", NC_ARG_NUMBER, NC_MIN_BUDGET_S, NC_MAX_BUDGET_S, NULL, OPT(budget_s),
+     DRIVING,
+     "The explorer's budget instead of the effort's, {range}: seconds at its nominal rate of "
+     "checked keys, turned into work, not measured, so that the report is the same on any "
+     "machine."},
     {"sanitize", 0, "TOOL", NC_ARG_WORD, 0, 0, nc_sanitize_name, OPT(sanitize), DRIVING,
      "Run every case under a memory-error detector ({words}; default none): valgrind (memcheck; any build of the "
      "plugin; time limits x20) or asan (a plugin built with -fsanitize=address; limits x3). An "
@@ -120,6 +131,10 @@ const nc_cli_option nc_cli_options[] = {
      "Write a SARIF 2.1.0 report."},
     {"html", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, CLI(report_path[NC_CLI_HTML]), REPORTS,
      "Write one self-contained HTML page (no script, no external asset)."},
+    {"repro", 0, "DIR", NC_ARG_TEXT, 0, 0, NULL, OPT(repro_dir), REPORTS,
+     "Write a C reproducer of each failure the explorer finds into DIR (made when missing): "
+     "repro-RULE.c, a program of its own (the ABI headers only) that replays the shortest "
+     "failing sequence and exits 1 while the defect persists, 0 once it is fixed."},
     {"evidence", 0, "WHICH", NC_ARG_WORD, 0, 0, evidence_word, OPT(evidence_all), REPORTS,
      "bounded (default): each case reports the first lines of each kind of evidence and a count "
      "of the rest; all: every line."},

@@ -31,6 +31,8 @@ extern "C" {
 #define NC_MAX_JOBS 64           /* the most cases --jobs runs at once */
 #define NC_MIN_TIMEOUT_S 0.1     /* the shortest --timeout (a case starts in ms, not ns) */
 #define NC_MAX_TIMEOUT_S 86400.0 /* the longest --timeout (a day) */
+#define NC_MIN_BUDGET_S 0.01     /* the least --budget */
+#define NC_MAX_BUDGET_S 86400.0  /* the most --budget (a day) */
 #define NC_MAX_WORKERS 256       /* the most threads in the services pool */
 #define NC_MAX_SIM_DEVICES 16    /* the most devices of the simulated runtime */
 #define NC_MAX_SWEEP_K 1000000   /* the last step --sweep-k can name */
@@ -126,7 +128,20 @@ typedef struct nc_options {
    * (running 0), from the thread that runs it: with several jobs, calls
    * come from several threads at once. May be NULL; gets on_result_user. */
   void (*on_case_running)(void *user, const char *rule_id, int running);
+  /* How hard TBL-11's explorer searches: NC_EFFORT_DEFAULT, _QUICK or
+   * _DEEP (the budget of each is in README "Exploration"); budget_s > 0
+   * sets the budget in seconds at the explorer's nominal rate instead. */
+  int effort;
+  double budget_s;
+  /* A directory for the C reproducers of the explorer's failures (made
+   * when missing); NULL: none are written. */
+  const char *repro_dir;
 } nc_options;
+
+/* The values of nc_options.effort. */
+#define NC_EFFORT_DEFAULT 0
+#define NC_EFFORT_QUICK 1
+#define NC_EFFORT_DEEP 2
 
 void nc_options_init(nc_options *opt);
 

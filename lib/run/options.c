@@ -62,6 +62,9 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
   cfg->seed = opt->seed;
   cfg->sweep_k = opt->sweep_k;
   cfg->stress = opt->stress;
+  cfg->effort = opt->effort;
+  cfg->budget_s = opt->budget_s;
+  cfg->repro = opt->repro_dir != NULL;
   cfg->cuda_mode = opt->cuda_mode;
   cfg->cuda_asked = opt->cuda_mode;
   cfg->sim_devices = opt->sim_devices > 0 ? opt->sim_devices : NC_DEFAULT_SIM_DEVICES;

@@ -44,9 +44,15 @@ typedef struct nc_config {
   size_t failing_count;
   int key_size, row_size, exact;
   int stress; /* --stress, or "stress": true in the profile */
+  int effort;      /* NC_EFFORT_*: the explorer's budget (--stress: deep) */
+  double budget_s; /* --budget: the explorer's budget in seconds (0: the effort's) */
+  int repro;       /* --repro: cases leave C reproducers in cache_dir */
   int cuda_mode;  /* nc_cuda_mode, resolved (AUTO becomes REAL or SIM) */
   int cuda_asked; /* the mode the options asked for (for reproduce lines) */
   int sim_devices;
 } nc_config;
+
+/* The word of an NC_EFFORT_* value (--effort), "?" for others. */
+const char *nc_effort_name(int effort);
 
 #endif

@@ -14,6 +14,13 @@
 static const char *schedule_word(int v) { return nc_schedule_name((nc_schedule)v); }
 static const char *cuda_word(int v) { return nc_cuda_mode_name((nc_cuda_mode)v); }
 
+const char *nc_effort_name(int effort)
+{
+  static const char *const words[] = {[NC_EFFORT_DEFAULT] = "default", [NC_EFFORT_QUICK] = "quick",
+                                      [NC_EFFORT_DEEP] = "deep"};
+  return effort >= 0 && effort <= NC_EFFORT_DEEP ? words[effort] : "?";
+}
+
 #define AT(member) offsetof(nc_config, member)
 /* An option's row: the reproduction line carries it unless it has the
  * default. The order is the order of the line. */
@@ -31,6 +38,8 @@ const nc_setting nc_settings[] = {
     OPTION("schedule", NC_SET_INT, schedule, "schedule", NULL, NC_SCHEDULE_POOL, schedule_word),
     OPTION("sweep_k", NC_SET_LONG, sweep_k, "sweep-k", NULL, 0, NULL),
     OPTION("stress", NC_SET_FLAG, stress, "stress", NULL, 0, NULL),
+    OPTION("effort", NC_SET_INT, effort, "effort", NULL, NC_EFFORT_DEFAULT, nc_effort_name),
+    OPTION("budget_s", NC_SET_DOUBLE, budget_s, "budget", NULL, 0, NULL),
     OPTION("sanitize", NC_SET_INT, sanitize, "sanitize", NULL, 0, nc_sanitize_name),
     OPTION("cuda_asked", NC_SET_INT, cuda_asked, "cuda", NULL, NC_CUDA_AUTO, cuda_word),
     OPTION("sim_devices", NC_SET_INT, sim_devices, "sim-devices", NULL, NC_DEFAULT_SIM_DEVICES,
@@ -51,6 +60,7 @@ const nc_setting nc_settings[] = {
     INTERNAL("cuda_mode", NC_SET_INT, cuda_mode),
     INTERNAL("no_fork", NC_SET_INT, no_fork),
     INTERNAL("evidence_all", NC_SET_INT, evidence_all),
+    INTERNAL("repro", NC_SET_INT, repro),
 };
 const size_t nc_setting_count = sizeof(nc_settings) / sizeof(nc_settings[0]);
 

@@ -33,6 +33,7 @@
 #include "probe.h"
 #include "profile.h"
 #include "report.h"
+#include "repro_out.h"
 #include "reproduce.h"
 #include "runner.h"
 #include "sanitize.h"
@@ -755,8 +756,22 @@ static void settle(run_state *rs)
 }
 
 /* Puts back what begin_run took; nothing a case started outlives it. */
+/* --repro: the sealed reproducers the cases left, into the directory. */
+static void collect_repros(run_state *rs, const nc_config *cfg)
+{
+  if (!rs->opt->repro_dir || rs->report->error)
+    return;
+  char err[600];
+  if (nc_repro_collect(cfg->cache_dir, cfg->cache_secret, rs->opt->repro_dir, err,
+                       sizeof(err)) < 0) {
+    rs->report->error = nc_strdupf("%s", err);
+    rs->report->harness_error = 1;
+  }
+}
+
 static void end_run(run_state *rs, nc_config *cfg)
 {
+  collect_repros(rs, cfg);
   if (!cfg->no_fork)
     nc_runner_reap_orphans();
   nc_runner_scratch(NULL);

@@ -497,17 +497,21 @@ void nc_attribute_blocks(nc_report *r)
   nc_result **to = calloc(r->nresults ? r->nresults : 1, sizeof(*to));
   if (!to)
     return;
-  for (size_t i = 0; i < r->nresults; i++)
-    if (r->results[i].nfailure_owners && failed(&r->results[i]))
-      to[i] = charged_any(r, &r->results[i], 0);
   /* A defect a control proved to be a rule's that held in its own case:
    * that rule fails with the evidence (its case did not make such a
-   * call), and the case that made it is blocked by it. */
+   * call), and the case that made it is blocked by it. These go first, so
+   * that a failure merely owned by that rule is charged to it as well. */
   for (size_t i = 0; i < r->nresults; i++) {
     nc_result *res = &r->results[i];
-    if (!to[i] && res->owner_proven && res->nfailure_owners == 1 && failed(res))
-      to[i] = take_proven(r, res);
+    if (res->owner_proven && res->nfailure_owners == 1 && failed(res)) {
+      to[i] = charged_any(r, res, 0);
+      if (!to[i])
+        to[i] = take_proven(r, res);
+    }
   }
+  for (size_t i = 0; i < r->nresults; i++)
+    if (!to[i] && r->results[i].nfailure_owners && failed(&r->results[i]))
+      to[i] = charged_any(r, &r->results[i], 0);
   for (size_t i = 0; i < r->nresults; i++) {
     nc_result *res = &r->results[i], *o = to[i];
     if (!o || o == res)

@@ -96,6 +96,8 @@ static nc_config changed(void)
   cfg.schedule = NC_SCHEDULE_REVERSE;
   cfg.sweep_k = 12;
   cfg.stress = 1;
+  cfg.effort = NC_EFFORT_DEEP;
+  cfg.budget_s = 2.5;
   cfg.sanitize = 1;
   cfg.cuda_asked = 2;
   cfg.sim_devices = 2;
@@ -158,6 +160,8 @@ static void test_every_option_reaches_the_line(void **state)
   assert_non_null(strstr(line, " --host-abi 1."));
   assert_non_null(strstr(line, " --schedule reverse "));
   assert_non_null(strstr(line, " --sanitize valgrind "));
+  assert_non_null(strstr(line, " --effort deep "));
+  assert_non_null(strstr(line, " --budget 2.5 "));
   free(line);
 }
 

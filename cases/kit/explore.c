@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The explorer's driver (explore.h): the budget, the series of sequences,
+ * the verdict and what the exploration reached. */
+#include "explore.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "cuda.h"
+#include "explore_cover.h"
+#include "explore_repro.h"
+#include "explore_shrink.h"
+#include "runner.h"
+#include "table_kit.h"
+
+/* What each effort explores: its budget in seconds at the nominal rate,
+ * the deepest table and the largest batch it aims for, and the model's
+ * memory bound. */
+typedef struct effort_plan {
+  double budget_s;
+  int64_t depth, batch, model_bytes;
+} effort_plan;
+
+static const effort_plan plans[] = {
+    [NC_EFFORT_DEFAULT] = {0.4, 65536, 65536, 96 << 20},
+    [NC_EFFORT_QUICK] = {0.15, 16384, 8192, 32 << 20},
+    [NC_EFFORT_DEEP] = {30, 4194304, 262144, (int64_t)1 << 30},
+};
+
+/* The largest batch on a device table under the simulated runtime. */
+#define SIM_DEVICE_BATCH 4096
+#define SIM_DEVICE_DEPTH 8192
+/* Steps of the longest shrunk failure still charged to the op's rule. */
+#define SHORT_FAILURE 4
+/* Ops of a shrunk sequence listed one by one; the rest are counted. */
+#define SHOWN_STEPS 30
+/* The long sequence: every table action, one table (no lifecycle events
+ * that would start its history again), and this much work in small calls. */
+#define NC_XF_LONG                                                                             \
+  (NC_XF_ALL & ~(NC_XF_ACTION(NC_X_PRODUCE) | NC_XF_ACTION(NC_X_DESTROY) |                   \
+                 NC_XF_ACTION(NC_X_DROP_FACTORY)))
+#define LONG_WORK 100000
+/* The fixed sequences' seed, and the first one's work. */
+#define FIXED_SEQUENCES 3
+#define FIXED_SEED 0x6e76652d636f6e66ull
+#define FIRST_WORK 40000
+
+/* Live keys of the first sequence; each next one doubles them, up to the
+ * effort's deepest table. */
+#define FIRST_DEPTH 512
+
+typedef struct reach {
+  int sequences, swarms;
+  size_t steps;
+  int64_t keys, deepest, largest, threaded, drops, produce_after_drop, destroys_with_others;
+  int64_t keys_by[NC_X_ACTIONS][NC_XK_CLASSES];
+  int refused_produce;
+  nc_x_cover cover;
+} reach;
+
+static uint64_t mix(uint64_t z)
+{
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* A random subset of the features: each on with even odds, find always,
+ * and keys either stored or fresh. */
+static uint32_t swarm(uint64_t seed)
+{
+  uint32_t f = (uint32_t)mix(seed) & NC_XF_ALL;
+  f |= NC_XF_ACTION(NC_X_FIND);
+  if (!(f & (NC_XF_CLASS(NC_XK_STORED) | NC_XF_CLASS(NC_XK_FRESH))))
+    f |= NC_XF_CLASS(NC_XK_FRESH);
+  if ((f & NC_XF_ACTION(NC_X_DESTROY)) && !(f & NC_XF_ACTION(NC_X_PRODUCE)))
+    f &= ~NC_XF_ACTION(NC_X_DESTROY);
+  if (mix(seed ^ 1) % 8)
+    f |= NC_XF_ACTION(NC_X_INSERT);
+  return f;
+}
+
+/* A batch ceiling log-uniform between 4 and most. */
+static int64_t small_batches(uint64_t seed, int64_t most)
+{
+  int bits = 2;
+  while (bits < 62 && ((int64_t)1 << (bits + 1)) <= most)
+    bits++;
+  int64_t n = (int64_t)1 << (2 + mix(seed ^ 3) % (uint64_t)(bits - 1));
+  return n < most ? n : most;
+}
+
+static int table_shape(nc_case *c, nc_x_table_shape *sh, int64_t batch)
+{
+  nve_ext_table_factory_t f;
+  nc_tk k;
+  if (nc_tk_open(&k, &f, c) != 0)
+    return -1;
+  *sh = (nc_x_table_shape){.key_size = (int)k.caps.key_size,
+                           .invalid_key = k.caps.invalid_key,
+                           .row = k.row,
+                           .stride = k.stride,
+                           .cap = nc_tk_batch(&k, batch),
+                           .dtype = k.caps.dtype,
+                           .update_size = nc_tk_update_size(&k, k.caps.dtype, 0),
+                           .update_half = nc_tk_update_size(&k, k.caps.dtype, 1)};
+  sh->accumulate = sh->update_size > 0;
+  /* The simulated runtime copies a device table's buffers byte by byte: a
+   * batch of tens of thousands of keys takes seconds there. */
+  if (k.caps.location == NVE_BUFFER_LOCATION_DEVICE && c->cfg->cuda_mode == NC_CUDA_SIM &&
+      sh->cap > SIM_DEVICE_BATCH) {
+    sh->cap = SIM_DEVICE_BATCH;
+    sh->depth_max = SIM_DEVICE_DEPTH;
+    nc_note(c, "exploration", "batches and tables up to the effort's largest",
+            "a device table on the simulated CUDA runtime: batches up to %d keys, tables up to "
+            "%d keys", SIM_DEVICE_BATCH, SIM_DEVICE_DEPTH);
+  }
+  nc_tk_close(&k, &f);
+  return 0;
+}
+
+static void add_reach(reach *r, const nc_x_seq *q, const nc_x_replay_stats *st)
+{
+  r->sequences++;
+  r->swarms += q->features != NC_XF_ALL;
+  r->steps += q->count;
+  r->keys += st->keys;
+  r->deepest = q->deepest > r->deepest ? q->deepest : r->deepest;
+  r->largest = q->largest > r->largest ? q->largest : r->largest;
+  r->threaded += q->threaded;
+  r->drops += q->drops_with_tables;
+  r->produce_after_drop += q->produce_after_drop;
+  r->destroys_with_others += q->destroys_with_others;
+  r->refused_produce += st->refused_produce;
+  for (int a = 0; a < NC_X_ACTIONS; a++)
+    for (int k = 0; k < NC_XK_CLASSES; k++)
+      r->keys_by[a][k] += q->keys_by[a][k];
+}
+
+/* The rule a dependency of the failure belongs to; the case's own rule
+ * for those that belong to the op (a thread, a stride). */
+static nc_rule dependency_rule(unsigned depends, nc_rule own, const char **what)
+{
+  static const struct {
+    unsigned toggle;
+    nc_rule rule;
+    const char *what;
+  } order[] = {
+      {NC_XT_KEEP_FACTORY, NC_RULE_LIF_01, "the factory destroyed before the table"},
+      {NC_XT_ALONE, NC_RULE_LIF_02, "another table alive at the same time"},
+      {NC_XT_KEEP_TABLES, NC_RULE_LIF_02, "a table destroyed before this one was produced"},
+      {NC_XT_OUTPUTS, NC_RULE_TBL_05, "a find with NULL optional outputs"},
+      {NC_XT_NO_MASK, NC_RULE_TBL_03, "keys resolved on entry"},
+      {NC_XT_MAIN_THREAD, NC_RULE_COUNT, "a call from another thread"},
+      {NC_XT_PLAIN_STRIDE, NC_RULE_COUNT, "a stride wider than the row"},
+  };
+  for (size_t i = 0; i < sizeof(order) / sizeof(*order); i++)
+    if (depends & order[i].toggle) {
+      *what = order[i].what;
+      return order[i].rule == NC_RULE_COUNT ? own : order[i].rule;
+    }
+  *what = NULL;
+  return own;
+}
+
+static void note_steps(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh)
+{
+  for (size_t i = 0; i < sh->len; i++) {
+    char d[240];
+    nc_x_describe(q, &sh->steps[i], d, sizeof(d));
+    if (i < SHOWN_STEPS || i + 1 == sh->len)
+      nc_note(c, "shortest failing sequence", "its steps, in order", "%zu/%zu: %s", i + 1,
+              sh->len, d);
+    else if (i == SHOWN_STEPS)
+      nc_note(c, "shortest failing sequence", "its steps, in order", "... %zu more steps ...",
+              sh->len - SHOWN_STEPS - 1);
+  }
+}
+
+/* The failure, blamed on the rule of the feature it needs (proven by the
+ * replays without it), or else on the op's. */
+static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape *shape,
+                           int seqno, uint64_t seed, const nc_x_failure *first,
+                           const nc_x_shrunk *sh)
+{
+  const char *what;
+  nc_rule owner = dependency_rule(sh->depends, NC_RULE_COUNT, &what);
+  char call[200], needs[200] = "";
+  snprintf(call, sizeof(call), "explored sequence %d (seed %llu), step %ld of %zu (%s)", seqno,
+           (unsigned long long)seed, first->at + 1, q->count,
+           nc_x_action_names[q->steps[first->at].action]);
+  if (what)
+    snprintf(needs, sizeof(needs), "; it needs %s (replayed without it, the tables agree)",
+             what);
+  const char *expected = "agreement with the model after every step";
+  const char *fmt = "the table disagreed: %s. Shortest failing sequence: %zu steps (from %ld, "
+                    "%d replays on fresh tables); its failure: %s%s";
+  /* A failure a few calls show is the op's own: its rule fails with the
+   * evidence, wherever its own case looked. A longer history is the
+   * sequence's (this rule's, unless the op's rule fails on its own). */
+  if (owner == NC_RULE_COUNT && sh->len <= SHORT_FAILURE && sh->fail.nowners == 1)
+    owner = sh->fail.owners[0];
+  if (owner != NC_RULE_COUNT && owner != c->rule) {
+    nc_fail_proven(c, owner, call, expected, fmt, first->why, sh->len, first->at + 1,
+                   sh->replays, sh->fail.why, needs);
+  } else {
+    nc_rule own = c->rule;
+    const nc_rule *owners = sh->fail.nowners ? sh->fail.owners : &own;
+    nc_fail_owned_by(c, owners, sh->fail.nowners ? sh->fail.nowners : 1, call, expected, fmt,
+                     first->why, sh->len, first->at + 1, sh->replays, sh->fail.why, needs);
+  }
+  if (sh->timed_out)
+    nc_note(c, "shrinking", "a bound in replays, not in time",
+            "stopped by the safety cap in time after %d replays (a heavily loaded machine?): "
+            "the sequence may be longer than the shortest", sh->replays);
+  note_steps(c, q, sh);
+  char name[64];
+  nc_rule blamed = owner != NC_RULE_COUNT ? owner
+                 : sh->fail.nowners ? sh->fail.owners[0] : c->rule;
+  if (nc_x_write_repro(c, q, sh->steps, sh->len, shape, blamed, name, sizeof(name)) == 0)
+    nc_note(c, "C reproducer", "a program that fails while the defect persists",
+            "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out [plugin.so] "
+            "exits 1 while the defect persists, 0 once it is fixed", name, name);
+}
+
+/* Action x relation pairs the exploration reached, and a list of those it
+ * did not. */
+static int pairs_reached(const reach *r, const nc_x_table_shape *sh, char *missing, size_t len)
+{
+  int n = 0;
+  size_t at = 0;
+  missing[0] = '\0';
+  for (int a = 0; a <= NC_X_ERASE; a++)
+    for (int k = 0; k < NC_XK_CLASSES; k++) {
+      if (a == NC_X_CLEAR || (a == NC_X_ACCUMULATE && k != NC_XK_STORED && k != NC_XK_FRESH))
+        continue; /* clear takes no keys; accumulate only distinct stored and fresh ones */
+      if (r->keys_by[a][k]) {
+        n++;
+      } else if (at < len) {
+        int w = snprintf(missing + at, len - at, "%s%s x %s%s", at ? ", " : "",
+                         nc_x_action_names[a], nc_x_class_names[k],
+                         a == NC_X_ACCUMULATE && !sh->accumulate ? " (no summable dtype)" : "");
+        at += w > 0 ? (size_t)w : 0;
+      }
+    }
+  return n;
+}
+
+static void report_reach(nc_case *c, const reach *r, const nc_x_table_shape *sh,
+                         const char *budget, int64_t quota, const char *stopped)
+{
+  char missing[600];
+  int pairs = pairs_reached(r, sh, missing, sizeof(missing));
+  int cells, reached;
+  nc_x_cover_count(&r->cover, nc_x_bucket(r->largest), sh->accumulate, &reached, &cells);
+  nc_note(c, "exploration", "every action and relation at least once",
+          "%s (%lld checked keys): %d sequences (%d of them swarm subsets), %zu steps, %lld keys "
+          "in calls; stopped by %s",
+          budget, (long long)quota, r->sequences, r->swarms, r->steps, (long long)r->keys,
+          stopped);
+  nc_note(c, "exploration reached", "deep tables, large batches, every pair",
+          "deepest table %lld live keys, largest batch %lld keys, %d action x relation pairs "
+          "(%s%s), %d of %d action x batch size x call shape cells up to that batch, %lld steps "
+          "on another thread, %lld factory drops with tables alive, %lld produces after a drop, "
+          "%lld destroys beside other tables",
+          (long long)r->deepest, (long long)r->largest, pairs, *missing ? "not reached: " : "all",
+          missing, reached, cells, (long long)r->threaded, (long long)r->drops, (long long)r->produce_after_drop,
+          (long long)r->destroys_with_others);
+  if (r->refused_produce)
+    nc_note(c, "exploration", "another table when asked",
+            "%d produce calls for another table were refused; steps on those tables did not "
+            "run", r->refused_produce);
+  nc_note(c, "exploration not reached", "every dimension of the contract",
+          "rows shorter than the table's (every write is the row the harness declares); a "
+          "decoy device made current around device-table calls; update_accumulate in dtypes "
+          "other than the table's (the update_accumulate rule tries them)");
+}
+
+/* Sequence j of the run: its seed, features, depth and batch ceilings;
+ * returns its work goal. The first three are the same in every run,
+ * whatever the seed, so that what they catch every run catches: every
+ * feature on a shallow table, a long history of small calls, and every
+ * feature at the deepest table. The rest are swarm subsets drawn from the
+ * run's seed, each twice as deep as the one before, up to depth_cap. */
+static int64_t plan_sequence(nc_x_seq *q, int j, uint64_t run_seed, const effort_plan *plan,
+                             int64_t depth_cap, int64_t left)
+{
+  memset(q, 0, sizeof(*q));
+  int64_t depth = j == 0   ? 4 * FIRST_DEPTH
+                : j == 1   ? 2 * FIRST_DEPTH
+                : j == 2   ? depth_cap
+                : j < 30   ? (int64_t)FIRST_DEPTH << (j - 3)
+                           : depth_cap;
+  q->seed = j < FIXED_SEQUENCES ? mix(FIXED_SEED + (uint64_t)j)
+                                : mix(run_seed + 0x9e3779b97f4a7c15ull * (uint64_t)(j + 1));
+  q->features = j == 1 ? NC_XF_LONG : j < FIXED_SEQUENCES ? NC_XF_ALL : swarm(q->seed);
+  q->even = j < FIXED_SEQUENCES;
+  q->depth_goal = depth < depth_cap ? depth : depth_cap;
+  q->growth_max = q->depth_goal < plan->batch ? q->depth_goal : plan->batch;
+  /* Half the swarm sequences keep their batches small, and so take many
+   * more steps for the same work: long histories of small calls. */
+  q->batch_max = j == 1 ? 16
+               : j < FIXED_SEQUENCES || mix(q->seed ^ 2) % 2 ? q->growth_max
+                                                           : small_batches(q->seed, q->growth_max);
+  int64_t goal = j == 0 ? FIRST_WORK : j == 1 ? LONG_WORK
+               : 6 * q->depth_goal > 20000 ? 6 * q->depth_goal : 20000;
+  return goal < left ? goal : left;
+}
+
+/* Runs one sequence; on a failure, shrinks, blames and reports it.
+ * Returns 1 when it failed, 0 when it agreed, -1 when it could not run. */
+static int explore_one(nc_case *c, nc_x_seq *q, const nc_x_table_shape *shape, int seqno,
+                       uint64_t seed, double cap_at, reach *r)
+{
+  nc_x_failure fail;
+  nc_x_replay_stats st;
+  if (nc_x_replay(c, q, q->steps, q->count, 0, 0, &fail, &st) != 0)
+    return -1;
+  add_reach(r, q, &st);
+  if (fail.at == (long)q->count)
+    return 0;
+  if (fail.counted) { /* a count over the whole sequence: no step to shrink to */
+    nc_fail_owned_by(c, fail.owners, fail.nowners, "explored sequence", "calls with valid "
+                     "arguments succeed", "sequence %d (seed %llu), %zu steps: %s", seqno,
+                     (unsigned long long)seed, q->count, fail.why);
+    return 1;
+  }
+  nc_x_shrunk sh;
+  if (nc_x_shrink(c, q, q->steps, (size_t)fail.at + 1, &fail, cap_at, &sh) != 0) {
+    nc_harness_error(c, "out of memory shrinking a sequence of %ld steps", fail.at + 1);
+    return -1;
+  }
+  report_failure(c, q, shape, seqno, seed, &fail, &sh);
+  free(sh.steps);
+  return 1;
+}
+
+static const effort_plan *plan_of(const nc_config *cfg)
+{
+  int e = cfg->effort;
+  if (e == NC_EFFORT_DEFAULT && cfg->stress)
+    e = NC_EFFORT_DEEP;
+  return &plans[e >= 0 && e <= NC_EFFORT_DEEP ? e : NC_EFFORT_DEFAULT];
+}
+
+void nc_explore(nc_case *c)
+{
+  const effort_plan *plan = plan_of(c->cfg);
+  double budget_s = c->cfg->budget_s > 0 ? c->cfg->budget_s : plan->budget_s;
+  int64_t quota = (int64_t)(budget_s * NC_EXPLORE_KEYS_PER_S);
+  nc_x_table_shape shape;
+  if (table_shape(c, &shape, plan->batch) != 0)
+    return;
+  int64_t depth_cap = plan->model_bytes / (shape.row + 64);
+  depth_cap = depth_cap < plan->depth ? depth_cap : plan->depth;
+  if (shape.depth_max && depth_cap > shape.depth_max)
+    depth_cap = shape.depth_max;
+  char budget[120];
+  snprintf(budget, sizeof(budget), "budget %.3g s at the nominal %.0f checked keys/s (%s)",
+           budget_s, NC_EXPLORE_KEYS_PER_S,
+           c->cfg->budget_s > 0 ? "--budget" : nc_effort_name((int)(plan - plans)));
+  double cap_at = nc_now() + 60 + 20 * budget_s; /* only for a machine near a standstill */
+  const char *stopped = "the budget";
+  static reach r; /* large (the coverage cells): one per case process */
+  memset(&r, 0, sizeof(r));
+  int64_t spent = 0;
+  for (int j = 0; spent < quota; j++) {
+    if (nc_now() > cap_at) {
+      stopped = "the safety cap in time (a heavily loaded machine?)";
+      break;
+    }
+    nc_x_seq q;
+    int64_t goal = plan_sequence(&q, j, c->cfg->seed, plan, depth_cap, quota - spent);
+    uint64_t seed = q.seed;
+    int rc = nc_x_generate(&q, &shape, seed, goal, &r.cover);
+    if (rc != 0)
+      nc_harness_error(c, "out of memory generating sequence %d", j + 1);
+    else
+      rc = explore_one(c, &q, &shape, j + 1, seed, cap_at, &r);
+    spent += q.work > 0 ? q.work : 1;
+    int64_t depth = q.depth_goal;
+    nc_x_seq_free(&q);
+    if (rc != 0)
+      return;
+    if (depth >= depth_cap && r.deepest >= depth_cap)
+      stopped = "the budget, at the model's memory bound or the effort's deepest table";
+  }
+  report_reach(c, &r, &shape, budget, quota, stopped);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The call-space explorer: one stateful generator of table calls, checked
+ * against the model after every call (doc/rules.md#tbl-11).
+ *
+ * A run is a series of sequences on fresh tables. Each sequence enables a
+ * random subset of the actions and key relations (swarm testing; the
+ * first enables all of them), draws every parameter relative to what the
+ * tables hold, and grows its tables geometrically deeper than the one
+ * before, until the run's budget of checked keys is spent. A sequence that
+ * disagrees with the model is shrunk (steps, then parameters) and replayed
+ * with each of its features switched off, to find what the failure
+ * depends on; that feature's rule, or the op's, is blamed. */
+#ifndef NC_EXPLORE_H
+#define NC_EXPLORE_H
+
+#include <stdint.h>
+
+#include "case_api.h"
+
+/* Checked keys per second of budget: --budget SECONDS is turned into work
+ * at this nominal rate, never by a clock, so that one seed gives one
+ * report on any machine at any load. */
+#define NC_EXPLORE_KEYS_PER_S 2000000.0
+
+/* Runs the explorer for case c and records its verdict evidence (FAIL
+ * with the shortest sequence found, or notes of what it reached). */
+void nc_explore(nc_case *c);
+
+#endif

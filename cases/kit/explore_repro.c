@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The C reproducer of an explorer failure (explore_repro.h): the runtime
+ * in repro_runtime.c with the shortest sequence as data, sealed with the
+ * run's secret and left in the run's scratch directory, from where the run
+ * copies it to --repro DIR (lib/run/repro_out.h). */
+#include "explore_repro.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repro_out.h"
+#include "strbuf.h"
+
+static const char runtime[] =
+#include "repro_runtime.h" /* made from repro_runtime.c (Makefile.am) */
+    ;
+
+/* Keys of a reproducer at most: its data must stay a program a compiler
+ * takes in a moment. */
+#define REPRO_KEYS_MAX 2000000
+
+static int by_value(const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int takes_keys(int action) { return action <= NC_X_ERASE && action != NC_X_CLEAR; }
+
+/* A C string literal of text. */
+static void c_string(nc_strbuf *b, const char *text)
+{
+  nc_strbuf_puts(b, "\"");
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      nc_strbuf_printf(b, "\\%c", *p);
+    else if (*p < 0x20 || *p >= 0x7f)
+      nc_strbuf_printf(b, "\\%03o", *p);
+    else
+      nc_strbuf_printf(b, "%c", *p);
+  }
+  nc_strbuf_puts(b, "\"");
+}
+
+/* The keys the steps use, sorted and unique; *count of them. */
+static int64_t *distinct_keys(const nc_x_seq *q, const nc_x_step *steps, size_t len,
+                              size_t *count)
+{
+  size_t total = 0;
+  for (size_t i = 0; i < len; i++)
+    total += takes_keys(steps[i].action) ? (size_t)steps[i].n : 0;
+  int64_t *all = malloc((total ? total : 1) * sizeof(int64_t));
+  if (!all)
+    return NULL;
+  size_t at = 0;
+  for (size_t i = 0; i < len; i++)
+    if (takes_keys(steps[i].action)) {
+      memcpy(all + at, q->arena + steps[i].first, (size_t)steps[i].n * sizeof(int64_t));
+      at += (size_t)steps[i].n;
+    }
+  qsort(all, total, sizeof(int64_t), by_value);
+  size_t n = 0;
+  for (size_t i = 0; i < total; i++)
+    if (!n || all[n - 1] != all[i])
+      all[n++] = all[i];
+  *count = n;
+  return all;
+}
+
+/* A 64-bit constant: INT64_MIN has no literal of its own. */
+static void c_int64(nc_strbuf *b, int64_t v)
+{
+  if (v == INT64_MIN)
+    nc_strbuf_puts(b, "(-9223372036854775807ll - 1)");
+  else
+    nc_strbuf_printf(b, "%lldll", (long long)v);
+}
+
+static void emit_header(nc_strbuf *b, const nc_case *c, const nc_x_table_shape *sh)
+{
+  nc_strbuf_printf(b, "#define REPRO_KEY_SIZE %d\n#define REPRO_EXACT %d\n", sh->key_size,
+                   c->cfg->exact ? 1 : 0);
+  nc_strbuf_puts(b, "static const char *const plugin_default = ");
+  c_string(b, c->cfg->plugin_path);
+  nc_strbuf_puts(b, ";\nstatic const char *const factory_config = ");
+  c_string(b, c->cfg->factory_config);
+  nc_strbuf_puts(b, ";\nstatic const char *const table_config = ");
+  c_string(b, c->cfg->table_config);
+  nc_strbuf_printf(b, ";\nstatic const int64_t repro_row = %lld, repro_stride = %lld, "
+                      "repro_invalid_key = ", (long long)sh->row, (long long)sh->stride);
+  c_int64(b, sh->invalid_key);
+  nc_strbuf_printf(b, ";\nstatic const nve_data_type_t repro_dtype = %d;\n", (int)sh->dtype);
+}
+
+static void emit_keys(nc_strbuf *b, const int64_t *keys, size_t n)
+{
+  nc_strbuf_puts(b, "static const int64_t repro_distinct[] = {");
+  for (size_t i = 0; i < n; i++) {
+    nc_strbuf_puts(b, !i ? "\n  " : i % 8 ? ", " : ",\n  ");
+    c_int64(b, keys[i]);
+  }
+  nc_strbuf_printf(b, "%s};\nstatic const size_t repro_ndistinct = %zu;\n", n ? "" : "0", n);
+}
+
+/* The steps, and the index of every key of theirs in the distinct keys. */
+static void emit_steps(nc_strbuf *b, const nc_x_seq *q, const nc_x_step *steps, size_t len,
+                       const int64_t *keys, size_t nkeys)
+{
+  nc_strbuf_puts(b, "static const uint32_t repro_keys[] = {");
+  size_t at = 0;
+  for (size_t i = 0; i < len; i++)
+    for (int64_t j = 0; takes_keys(steps[i].action) && j < steps[i].n; j++) {
+      const int64_t *k = bsearch(&q->arena[steps[i].first + j], keys, nkeys, sizeof(int64_t),
+                                 by_value);
+      nc_strbuf_printf(b, "%s%zu", !at ? "\n  " : at % 16 ? ", " : ",\n  ",
+                       k ? (size_t)(k - keys) : 0);
+      at++;
+    }
+  nc_strbuf_printf(b, "%s};\nstatic const struct repro_step repro_steps[] = {\n", at ? "" : "0");
+  static const char *const names[NC_X_ACTIONS] = {"FIND",    "INSERT",  "UPDATE", "ACCUMULATE",
+                                                  "ERASE",   "CLEAR",   "COUNTER", "PRODUCE",
+                                                  "DESTROY", "DROP_FACTORY"};
+  at = 0;
+  for (size_t i = 0; i < len; i++) {
+    const nc_x_step *s = &steps[i];
+    int64_t n = takes_keys(s->action) ? s->n : 0;
+    nc_strbuf_printf(b, "  {%s, %d, %d, %d, %d, %d, %lld, %zu, %lld, %lld, %lluull},\n",
+                     names[s->action], s->slot, s->thread, s->nulls, s->read, s->resolved_every,
+                     (long long)n, at, (long long)s->stride_pad, (long long)s->size,
+                     (unsigned long long)s->tag);
+    at += (size_t)n;
+  }
+  nc_strbuf_printf(b, "};\nstatic const size_t repro_nsteps = %zu;\n", len);
+}
+
+int nc_x_write_repro(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t len,
+                     const nc_x_table_shape *sh, nc_rule owner, char *name, size_t namelen)
+{
+  name[0] = '\0';
+  if (!c->cfg->repro || !c->cfg->cache_dir[0] || !c->cfg->cache_secret[0])
+    return -1;
+  size_t nkeys = 0;
+  int64_t *keys = distinct_keys(q, steps, len, &nkeys);
+  if (!keys || nkeys > REPRO_KEYS_MAX) {
+    free(keys);
+    return -1;
+  }
+  const char *mark = strstr(runtime, "/* @DATA@ */");
+  nc_strbuf b = {0};
+  nc_strbuf_printf(&b, "/* The reproducer of %s's failure (nve-conform, seed %llu). */\n",
+                   nc_rule_defs[owner].info.id, (unsigned long long)c->cfg->seed);
+  nc_strbuf_printf(&b, "%.*s", (int)(mark - runtime), runtime);
+  emit_header(&b, c, sh);
+  emit_keys(&b, keys, nkeys);
+  emit_steps(&b, q, steps, len, keys, nkeys);
+  nc_strbuf_puts(&b, mark + strlen("/* @DATA@ */"));
+  free(keys);
+  snprintf(name, namelen, "repro-%s.c", nc_rule_defs[owner].info.id);
+  int rc = b.data && !b.failed ? nc_repro_save(c->cfg->cache_dir, c->cfg->cache_secret, name, b.data, b.len)
+                  : -1;
+  nc_strbuf_free(&b);
+  if (rc != 0)
+    name[0] = '\0';
+  return rc;
+}

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The explorer's runner (explore_run.h): the tables of a sequence, each
+ * with its model (table_kit.h), the factory, the lookup counters the
+ * models expect, and steps on threads of their own. */
+#include "explore_run.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "threads.h"
+#include "trace.h"
+
+/* Calls of one action that may all fail before that is a failure. */
+#define NEVER_CALLS 4
+
+typedef struct slot {
+  int alive;
+  nc_tk k;
+  int64_t counter;   /* what the lookup counter must read */
+  int counter_known; /* since a reset, with every find counted */
+} slot;
+
+/* A thread of the sequence's own that runs the steps handed to it, one at
+ * a time: it lives as long as the tables, as a host's worker does, so a
+ * table's per-thread state carries from one step to the next. */
+typedef struct worker {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  void (*job)(void *);
+  void *arg;
+  int started, quit;
+} worker;
+
+#define NC_X_WORKERS 2
+
+typedef struct world {
+  nc_case *c;
+  const nc_x_seq *q;
+  unsigned toggles;
+  int alone_slot;
+  nve_ext_table_factory_t f;
+  int factory_alive;
+  slot s[NC_X_SLOTS];
+  slot kept[NC_X_SLOTS * 4]; /* NC_XT_KEEP_TABLES: destroyed, in fact alive */
+  int nkept;
+  int64_t next_id;
+  nc_x_replay_stats stats;
+  worker workers[NC_X_WORKERS];
+  /* Calls with keys of each action, and how many of them failed. */
+  int64_t calls[NC_X_ACTIONS], failed[NC_X_ACTIONS];
+  char first_failed[NC_X_ACTIONS][200];
+} world;
+
+static uint64_t rnd(uint64_t *s)
+{
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* A find's hits counted into the slot's expected counter. */
+static void count_find(slot *sl, int64_t n, int64_t hits, int plain)
+{
+  if (hits < 0 || !plain) {
+    sl->counter_known = 0;
+    return;
+  }
+  sl->counter += sl->k.caps.counter_hits ? hits : n - hits;
+}
+
+/* After a modifying op: read back its keys and a few others. */
+static void probe(world *w, slot *sl, const nc_x_step *st)
+{
+  /* The extra keys follow from the step alone, so that a replay without
+   * some other step probes this one the same way. */
+  uint64_t rng = w->q->seed ^ (st->tag * 0x9e3779b97f4a7c15ull);
+  int64_t keys[256 + 16];
+  int64_t room = nc_tk_batch(&sl->k, 256 + 16) - 16, n = st->n < room ? st->n : room;
+  if (n < 0)
+    n = 0;
+  memcpy(keys, w->q->arena + st->first, (size_t)n * sizeof(int64_t));
+  for (int j = 0; j < 16 && w->q->arena_len; j++)
+    keys[n++] = w->q->arena[rnd(&rng) % w->q->arena_len];
+  count_find(sl, n, nc_tk_find(&sl->k, n, keys, NULL, NULL), 1);
+}
+
+static void find_step(world *w, slot *sl, const nc_x_step *st, int64_t stride)
+{
+  unsigned nulls = w->toggles & NC_XT_OUTPUTS ? 0 : st->nulls;
+  uint64_t *resolved = NULL;
+  if (st->resolved_every && !(w->toggles & NC_XT_NO_MASK) && !(nulls & NC_X_NULL_MASK) &&
+      st->n > 0) {
+    resolved = calloc((size_t)(st->n + 63) / 64, sizeof(uint64_t));
+    for (int64_t j = 0; resolved && j < st->n; j += st->resolved_every)
+      resolved[j / 64] |= 1ull << (j % 64);
+  }
+  nc_find_opts o = {.resolved = resolved,
+                    .stride = stride,
+                    .null_mask = (nulls & NC_X_NULL_MASK) != 0,
+                    .null_values = (nulls & NC_X_NULL_VALUES) != 0,
+                    .null_sizes = (nulls & NC_X_NULL_SIZES) != 0};
+  int64_t hits = nc_tk_find(&sl->k, st->n, w->q->arena + st->first, &o, NULL);
+  /* Keys resolved on entry leave the counter open (the contract does not
+   * say whether they count); without a hit mask and sizes the hits are
+   * unseen. */
+  int seen = !(nulls & NC_X_NULL_MASK) || !(nulls & NC_X_NULL_SIZES);
+  count_find(sl, st->n, hits, !resolved && seen);
+  free(resolved);
+}
+
+static void counter_step(slot *sl, const nc_x_step *st)
+{
+  nc_tk *k = &sl->k;
+  if (!st->read) {
+    nve_status_t s = nc_call_reset_lookup_counter(&k->t);
+    if (s != NVE_SUCCESS)
+      nc_tk_mismatch(k, NC_RULE_TBL_09, "reset_lookup_counter", "NVE_SUCCESS", "status %d",
+                     (int)s);
+    sl->counter = 0;
+    sl->counter_known = s == NVE_SUCCESS;
+    return;
+  }
+  int64_t got = -12345;
+  nve_status_t s = nc_call_get_lookup_counter(&k->t, &got);
+  if (s != NVE_SUCCESS)
+    nc_tk_mismatch(k, NC_RULE_TBL_09, "get_lookup_counter", "NVE_SUCCESS", "status %d",
+                   (int)s);
+  else if (sl->counter_known && got != sl->counter)
+    nc_tk_mismatch(k, NC_RULE_TBL_09, "get_lookup_counter",
+                   "the counter as the contract defines it",
+                   "%lld; expected %lld (%s of the finds since the last reset)", (long long)got,
+                   (long long)sl->counter, k->caps.counter_hits ? "the hits" : "the misses");
+}
+
+static void table_op(world *w, slot *sl, const nc_x_step *st)
+{
+  nc_tk *k = &sl->k;
+  const int64_t *keys = w->q->arena + st->first;
+  int64_t stride = k->stride + (w->toggles & NC_XT_PLAIN_STRIDE ? 0 : st->stride_pad);
+  switch (st->action) {
+  case NC_X_FIND: find_step(w, sl, st, stride); return;
+  case NC_X_COUNTER: counter_step(sl, st); return;
+  case NC_X_INSERT: nc_tk_insert(k, st->n, keys, stride, st->tag, 1); break;
+  case NC_X_UPDATE: nc_tk_update(k, st->n, keys, stride, st->tag, 1); break;
+  case NC_X_ACCUMULATE:
+    nc_tk_accumulate(k, st->n, keys, (nve_data_type_t)st->dtype, st->size, st->tag, 1);
+    break;
+  case NC_X_ERASE: nc_tk_erase(k, st->n, keys, 1); break;
+  case NC_X_CLEAR:
+    nc_tk_clear(k, 1);
+    sl->counter_known = 0; /* the contract does not say what clear does to it */
+    break;
+  default: return;
+  }
+  probe(w, sl, st);
+}
+
+static void *worker_main(void *arg)
+{
+  worker *wk = arg;
+  pthread_mutex_lock(&wk->lock);
+  for (;;) {
+    while (!wk->job && !wk->quit)
+      pthread_cond_wait(&wk->cond, &wk->lock);
+    if (!wk->job)
+      break;
+    pthread_mutex_unlock(&wk->lock);
+    wk->job(wk->arg);
+    pthread_mutex_lock(&wk->lock);
+    wk->job = NULL;
+    pthread_cond_broadcast(&wk->cond);
+  }
+  pthread_mutex_unlock(&wk->lock);
+  return NULL;
+}
+
+/* Runs job(arg) on the worker and waits for it; -1 when no thread could
+ * be started. */
+static int worker_run(worker *wk, void (*job)(void *), void *arg)
+{
+  if (!wk->started) {
+    pthread_mutex_init(&wk->lock, NULL);
+    pthread_cond_init(&wk->cond, NULL);
+    if (nc_thread_create(&wk->thread, worker_main, wk) != 0) {
+      pthread_cond_destroy(&wk->cond);
+      pthread_mutex_destroy(&wk->lock);
+      return -1;
+    }
+    wk->started = 1;
+  }
+  pthread_mutex_lock(&wk->lock);
+  wk->job = job;
+  wk->arg = arg;
+  pthread_cond_broadcast(&wk->cond);
+  while (wk->job)
+    pthread_cond_wait(&wk->cond, &wk->lock);
+  pthread_mutex_unlock(&wk->lock);
+  return 0;
+}
+
+static void worker_stop(worker *wk)
+{
+  if (!wk->started)
+    return;
+  pthread_mutex_lock(&wk->lock);
+  wk->quit = 1;
+  pthread_cond_broadcast(&wk->cond);
+  pthread_mutex_unlock(&wk->lock);
+  pthread_join(wk->thread, NULL);
+  pthread_cond_destroy(&wk->cond);
+  pthread_mutex_destroy(&wk->lock);
+  wk->started = 0;
+}
+
+typedef struct thread_call {
+  world *w;
+  slot *sl;
+  const nc_x_step *st;
+} thread_call;
+
+static void on_worker(void *arg)
+{
+  thread_call *t = arg;
+  table_op(t->w, t->sl, t->st);
+}
+
+/* Runs a table op, on one of the sequence's threads when the step says
+ * so (its calls then get that thread's contexts); the case waits for it. */
+static void run_table_op(world *w, slot *sl, const nc_x_step *st)
+{
+  thread_call t = {w, sl, st};
+  worker *wk = &w->workers[(st->thread - 1) % NC_X_WORKERS];
+  if (!st->thread || (w->toggles & NC_XT_MAIN_THREAD) || worker_run(wk, on_worker, &t) != 0)
+    table_op(w, sl, st);
+}
+
+static int open_slot(world *w, int i, const nve_ext_table_t *t)
+{
+  slot *sl = &w->s[i];
+  memset(sl, 0, sizeof(*sl));
+  if (nc_tk_init(&sl->k, w->c, t) != 0) {
+    nc_call_table_destroy(t);
+    return -1;
+  }
+  sl->k.quiet = 1;
+  sl->k.check_resolved = 1; /* every check of every call: a sequence shows what a call did */
+  sl->k.check_bounds = 1;
+  sl->alive = 1;
+  return 0;
+}
+
+static void close_slot(slot *sl)
+{
+  if (!sl->alive)
+    return;
+  nc_call_table_destroy(&sl->k.t);
+  nc_tk_done(&sl->k);
+  sl->alive = 0;
+}
+
+/* Another table in slot i, from a new factory when the last one is gone. */
+static void produce(world *w, int i)
+{
+  if (w->s[i].alive)
+    return;
+  if (!w->factory_alive) {
+    if (nc_create_factory(w->c, &w->f) != 0)
+      return;
+    w->factory_alive = 1;
+  }
+  nve_ext_table_t t = {0};
+  nve_status_t s = nc_call_produce(&w->f, ++w->next_id, w->c->cfg->table_config, &t);
+  if (s != NVE_SUCCESS ||
+      !nc_handle_usable(t.self, t.ops, sizeof(nve_ext_table_ops_t), NC_TABLE_OPS_FNS)) {
+    w->stats.refused_produce++;
+    return;
+  }
+  open_slot(w, i, &t);
+}
+
+static void lifecycle(world *w, const nc_x_step *st)
+{
+  switch (st->action) {
+  case NC_X_PRODUCE: produce(w, st->slot); break;
+  case NC_X_DESTROY:
+    if ((w->toggles & NC_XT_KEEP_TABLES) && w->s[st->slot].alive &&
+        w->nkept < NC_X_SLOTS * 4) {
+      w->kept[w->nkept++] = w->s[st->slot];
+      w->s[st->slot].alive = 0;
+    } else {
+      close_slot(&w->s[st->slot]);
+    }
+    break;
+  case NC_X_DROP_FACTORY:
+    if (w->factory_alive && !(w->toggles & NC_XT_KEEP_FACTORY)) {
+      nc_call_factory_destroy(&w->f);
+      w->factory_alive = 0;
+    }
+    break;
+  default: break;
+  }
+}
+
+static int world_open(world *w)
+{
+  if (nc_create_factory(w->c, &w->f) != 0)
+    return -1;
+  w->factory_alive = 1;
+  nve_ext_table_t t;
+  if (nc_produce_table(w->c, &w->f, &t) != 0 || open_slot(w, 0, &t) != 0) {
+    nc_call_factory_destroy(&w->f);
+    return -1;
+  }
+  w->next_id = 1;
+  return 0;
+}
+
+static void world_close(world *w)
+{
+  for (int i = 0; i < NC_X_WORKERS; i++)
+    worker_stop(&w->workers[i]);
+  for (int i = 0; i < NC_X_SLOTS; i++)
+    close_slot(&w->s[i]);
+  for (int i = 0; i < w->nkept; i++)
+    close_slot(&w->kept[i]);
+  if (w->factory_alive)
+    nc_call_factory_destroy(&w->f);
+}
+
+static void take_failure(const slot *sl, long at, nc_x_failure *fail)
+{
+  fail->at = at;
+  snprintf(fail->why, sizeof(fail->why), "%s", sl->k.mismatch);
+  fail->nowners = sl->k.nmismatch_owners;
+  memcpy(fail->owners, sl->k.mismatch_owners, sizeof(fail->owners));
+}
+
+static void count_call(world *w, const slot *sl, const nc_x_step *st, int64_t failed_before)
+{
+  if (st->n <= 0 || st->action > NC_X_ERASE)
+    return;
+  w->calls[st->action]++;
+  if (sl->k.failed_ops > failed_before && !w->failed[st->action]++) {
+    size_t len = strnlen(sl->k.first_failed, sizeof(w->first_failed[0]) - 1);
+    memcpy(w->first_failed[st->action], sl->k.first_failed, len);
+    w->first_failed[st->action][len] = '\0';
+  }
+}
+
+/* An action every call of which failed for valid arguments. */
+static int never_succeeds(const world *w, nc_x_failure *fail)
+{
+  for (int a = 0; a <= NC_X_ERASE; a++)
+    if (w->calls[a] >= NEVER_CALLS && w->failed[a] == w->calls[a]) {
+      snprintf(fail->why, sizeof(fail->why),
+               "every one of %lld %s calls returned a failure for valid arguments (the first: "
+               "%s)", (long long)w->calls[a], nc_x_action_names[a], w->first_failed[a]);
+      fail->owners[0] = nc_op_owner(nc_x_action_names[a]);
+      fail->nowners = 1;
+      return 1;
+    }
+  return 0;
+}
+
+/* Most ops failing for valid arguments, or every call of one action,
+ * would make the sequence say nothing: that is a failure of its own. */
+static void judge_failed_ops(world *w, size_t count, nc_x_failure *fail)
+{
+  if (never_succeeds(w, fail)) {
+    fail->at = (long)count - 1;
+    fail->counted = 1;
+    return;
+  }
+  int64_t failed = 0;
+  const char *first = NULL;
+  for (int i = 0; i < NC_X_SLOTS; i++)
+    if (w->s[i].alive && w->s[i].k.failed_ops) {
+      failed += w->s[i].k.failed_ops;
+      first = first ? first : w->s[i].k.first_failed;
+    }
+  if (count < 20 || failed * 2 <= (int64_t)count || !first)
+    return;
+  snprintf(fail->why, sizeof(fail->why),
+           "%lld of %zu ops returned a failure for valid arguments (the first: %s)",
+           (long long)failed, count, first);
+  fail->owners[0] = nc_op_owner(first);
+  fail->nowners = 1;
+  fail->at = (long)count - 1;
+  fail->counted = 1;
+}
+
+int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t count,
+                unsigned toggles, int alone_slot, nc_x_failure *fail, nc_x_replay_stats *stats)
+{
+  world w = {.c = c, .q = q, .toggles = toggles, .alone_slot = alone_slot};
+  fail->at = (long)count;
+  fail->why[0] = '\0';
+  fail->nowners = 0;
+  fail->counted = 0;
+  if (world_open(&w) != 0)
+    return -1;
+  for (size_t i = 0; i < count && fail->at == (long)count; i++) {
+    const nc_x_step *st = &steps[i];
+    if ((i & 15) == 0)
+      nc_trace_record("BEAT", 0, NULL); /* progress: a step may take long on a loaded machine */
+    if ((toggles & NC_XT_ALONE) && st->action != NC_X_DROP_FACTORY && st->slot != alone_slot)
+      continue;
+    if (st->action >= NC_X_PRODUCE) {
+      lifecycle(&w, st);
+      continue;
+    }
+    slot *sl = &w.s[st->slot];
+    if (!sl->alive)
+      continue;
+    int64_t failed_before = sl->k.failed_ops;
+    run_table_op(&w, sl, st);
+    w.stats.keys += st->n;
+    count_call(&w, sl, st, failed_before);
+    if (sl->k.mismatches)
+      take_failure(sl, (long)i, fail);
+  }
+  if (fail->at == (long)count)
+    judge_failed_ops(&w, count, fail);
+  world_close(&w);
+  if (stats)
+    *stats = w.stats;
+  return 0;
+}

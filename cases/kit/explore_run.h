@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Running the explorer's sequences on fresh tables (explore_seq.h), with
+ * features switched off for blame experiments. */
+#ifndef NC_EXPLORE_RUN_H
+#define NC_EXPLORE_RUN_H
+
+#include "explore_seq.h"
+
+/* What a replay may switch off. */
+#define NC_XT_MAIN_THREAD 1u  /* every step on the case's thread */
+#define NC_XT_OUTPUTS 2u      /* finds get every optional output */
+#define NC_XT_NO_MASK 4u      /* no key resolved on entry */
+#define NC_XT_KEEP_FACTORY 8u /* the factory is never destroyed early */
+#define NC_XT_ALONE 16u       /* only the failing table's steps */
+#define NC_XT_PLAIN_STRIDE 32u /* strides equal to the least stride */
+#define NC_XT_KEEP_TABLES 64u  /* destroyed tables live on (unused) to the end */
+
+typedef struct nc_x_failure {
+  long at; /* the step after which a table disagreed; the count when none did */
+  char why[768];
+  nc_rule owners[2]; /* the rules the disagreement may break */
+  int nowners;
+  int counted; /* judged on the whole run's failed calls, not on one step */
+} nc_x_failure;
+
+typedef struct nc_x_replay_stats {
+  int64_t keys;           /* keys the calls carried */
+  int refused_produce;    /* another table was refused (steps on it skipped) */
+} nc_x_replay_stats;
+
+/* Runs steps[0..count) (keys in q's arena) on fresh tables from a fresh
+ * factory with the toggles; alone_slot: the slot NC_XT_ALONE keeps.
+ * Returns 0 when the sequence ran (fail->at says where it disagreed), -1
+ * when no table could be made (recorded). stats may be NULL. */
+int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t count,
+                unsigned toggles, int alone_slot, nc_x_failure *fail, nc_x_replay_stats *stats);
+
+#endif

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shrinking (explore_shrink.h). Replays are bounded in number, not in
+ * time, so the sequence found is the same on any machine; the deadline is
+ * a safety cap for a machine near a standstill. */
+#include "explore_shrink.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "runner.h"
+
+/* Replays a shrink may make. */
+#define SHRINK_REPLAYS 160
+
+typedef struct shrinker {
+  nc_case *c;
+  const nc_x_seq *q;
+  nc_x_shrunk *out;
+  nc_x_step *trial;
+  double deadline;
+} shrinker;
+
+static int more(shrinker *sh)
+{
+  if (sh->out->replays >= SHRINK_REPLAYS)
+    return 0;
+  if (nc_now() >= sh->deadline)
+    sh->out->timed_out = 1;
+  return !sh->out->timed_out;
+}
+
+/* Replays trial[0..n); when it still fails, it becomes the current
+ * sequence, cut after the step that now fails. */
+static int try_trial(shrinker *sh, size_t n)
+{
+  nc_x_failure f;
+  sh->out->replays++;
+  if (nc_x_replay(sh->c, sh->q, sh->trial, n, 0, 0, &f, NULL) != 0 || f.at >= (long)n ||
+      f.counted)
+    return 0; /* a count of failed calls is not the failure being shrunk */
+  sh->out->len = (size_t)f.at + 1;
+  memcpy(sh->out->steps, sh->trial, sh->out->len * sizeof(nc_x_step));
+  sh->out->fail = f;
+  return 1;
+}
+
+/* Drops every step of one action at a time (the last step stays). */
+static void drop_kinds(shrinker *sh)
+{
+  for (int a = 0; a < NC_X_ACTIONS && more(sh); a++) {
+    nc_x_shrunk *o = sh->out;
+    size_t n = 0;
+    for (size_t i = 0; i < o->len; i++)
+      if (o->steps[i].action != a || i + 1 == o->len)
+        sh->trial[n++] = o->steps[i];
+    if (n < o->len)
+      try_trial(sh, n);
+  }
+}
+
+/* Drops chunks of steps, halving their size. */
+static void drop_chunks(shrinker *sh)
+{
+  nc_x_shrunk *o = sh->out;
+  for (size_t chunk = o->len / 2; chunk >= 1 && more(sh); chunk /= 2) {
+    for (size_t start = 0; start + 1 < o->len && more(sh);) {
+      size_t end = start + chunk < o->len - 1 ? start + chunk : o->len - 1, n = 0;
+      for (size_t i = 0; i < o->len; i++)
+        if (i < start || i >= end)
+          sh->trial[n++] = o->steps[i];
+      if (!try_trial(sh, n))
+        start = end;
+    }
+  }
+}
+
+/* Tries step i with one change (applied by edit to the trial's copy). */
+static int try_edit(shrinker *sh, size_t i, void (*edit)(nc_x_step *))
+{
+  nc_x_shrunk *o = sh->out;
+  memcpy(sh->trial, o->steps, o->len * sizeof(nc_x_step));
+  nc_x_step before = sh->trial[i];
+  edit(&sh->trial[i]);
+  if (!memcmp(&before, &sh->trial[i], sizeof(before)))
+    return 0;
+  return try_trial(sh, o->len);
+}
+
+static void halve(nc_x_step *s) { s->n /= 2; }
+static void plain_thread(nc_x_step *s) { s->thread = 0; }
+static void plain_outputs(nc_x_step *s) { s->nulls = 0; }
+static void plain_mask(nc_x_step *s) { s->resolved_every = 0; }
+static void plain_stride(nc_x_step *s) { s->stride_pad = 0; }
+
+/* Makes each step smaller and plainer, the last first. */
+static void simplify_steps(shrinker *sh)
+{
+  static void (*const edits[])(nc_x_step *) = {plain_thread, plain_outputs, plain_mask,
+                                               plain_stride};
+  for (size_t i = sh->out->len; i-- > 0 && more(sh);) {
+    for (int h = 0; h < 8 && i < sh->out->len && sh->out->steps[i].n > 1 && more(sh); h++)
+      if (!try_edit(sh, i, halve))
+        break;
+    for (size_t e = 0; e < sizeof(edits) / sizeof(*edits) && i < sh->out->len && more(sh); e++)
+      try_edit(sh, i, edits[e]);
+    if (i > sh->out->len)
+      i = sh->out->len; /* it fails earlier now: go on from its new end */
+  }
+}
+
+/* The toggles that switch off a feature the sequence uses. */
+static unsigned used_features(const nc_x_shrunk *o)
+{
+  unsigned used = 0;
+  int slot = o->steps[o->len - 1].slot;
+  for (size_t i = 0; i < o->len; i++) {
+    const nc_x_step *s = &o->steps[i];
+    used |= (s->thread ? NC_XT_MAIN_THREAD : 0) | (s->nulls ? NC_XT_OUTPUTS : 0) |
+            (s->resolved_every ? NC_XT_NO_MASK : 0) | (s->stride_pad ? NC_XT_PLAIN_STRIDE : 0) |
+            (s->action == NC_X_DROP_FACTORY ? NC_XT_KEEP_FACTORY : 0) |
+            (s->action == NC_X_DESTROY ? NC_XT_KEEP_TABLES : 0) |
+            (s->slot != slot && s->action != NC_X_DROP_FACTORY ? NC_XT_ALONE : 0);
+  }
+  return used;
+}
+
+/* Replays the shortest sequence with each feature it uses switched off:
+ * those without which it agrees are what the failure depends on. */
+static void find_dependencies(shrinker *sh)
+{
+  nc_x_shrunk *o = sh->out;
+  unsigned used = used_features(o);
+  for (unsigned t = 1; t <= NC_XT_KEEP_TABLES; t <<= 1) {
+    if (!(used & t))
+      continue;
+    nc_x_failure f;
+    o->replays++;
+    if (nc_x_replay(sh->c, sh->q, o->steps, o->len, t, o->steps[o->len - 1].slot, &f, NULL) ==
+            0 &&
+        f.at == (long)o->len)
+      o->depends |= t;
+  }
+}
+
+int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t len,
+                const nc_x_failure *fail, double deadline, nc_x_shrunk *out)
+{
+  memset(out, 0, sizeof(*out));
+  out->steps = malloc((len ? len : 1) * sizeof(nc_x_step));
+  nc_x_step *trial = malloc((len ? len : 1) * sizeof(nc_x_step));
+  if (!out->steps || !trial) {
+    free(out->steps);
+    free(trial);
+    out->steps = NULL;
+    return -1;
+  }
+  memcpy(out->steps, steps, len * sizeof(nc_x_step));
+  out->len = len;
+  out->fail = *fail;
+  shrinker sh = {c, q, out, trial, deadline};
+  drop_kinds(&sh);
+  drop_chunks(&sh);
+  simplify_steps(&sh);
+  find_dependencies(&sh);
+  free(trial);
+  return 0;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shrinking a failing sequence of the explorer and finding, by replay,
+ * what its failure depends on (explore.h). */
+#ifndef NC_EXPLORE_SHRINK_H
+#define NC_EXPLORE_SHRINK_H
+
+#include "explore_run.h"
+
+typedef struct nc_x_shrunk {
+  nc_x_step *steps; /* the shortest failing sequence found (malloc'd) */
+  size_t len;
+  nc_x_failure fail; /* its failure */
+  int replays;
+  int timed_out;     /* stopped by the safety cap in time */
+  unsigned depends;  /* NC_XT_* toggles under which it agrees: what it needs */
+} nc_x_shrunk;
+
+/* Shrinks steps[0..len) (which fail with fail): steps of a kind, then
+ * chunks, then each step's batch and call shape; then replays it with each
+ * feature it uses switched off. 0, or -1 when out of memory. */
+int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t len,
+                const nc_x_failure *fail, double deadline, nc_x_shrunk *out);
+
+#endif

@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A reproducer written by nve-conform: it replays the shortest sequence of
+ * table calls that nve-conform found disagreeing with its model, against
+ * the plugin named by the first argument (default: the file it was made
+ * from), and checks every answer as nve-conform did.
+ *
+ * Build: cc -std=c11 -I INCLUDEDIR repro.c -ldl (INCLUDEDIR holds
+ * plugin/nve_external_plugin.h, the ABI headers nve-conform installs).
+ * Exit status: 1 while the defect persists, 0 once it is fixed, 2 when the
+ * plugin cannot be loaded or a table made.
+ *
+ * The rows differ from nve-conform's (the defect should not depend on
+ * them); the host is the least one the contract allows: one context per
+ * thread, tasks run in order on the calling thread. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <plugin/nve_external_plugin.h>
+
+enum { FIND, INSERT, UPDATE, ACCUMULATE, ERASE, CLEAR, COUNTER, PRODUCE, DESTROY, DROP_FACTORY };
+enum { NULL_MASK = 1, NULL_VALUES = 2, NULL_SIZES = 4 };
+
+struct repro_step {
+  int action, table, thread, nulls, read, resolved_every;
+  int64_t n, first, pad, size; /* keys: repro_keys[first .. first + n) */
+  uint64_t tag;
+};
+
+/* @DATA@ */
+
+#define TABLES 3
+#define PATTERN 0xa5
+
+/* ---- the host's services --------------------------------------------------- */
+
+struct context {
+  struct {
+    char name[64];
+    void *p;
+    size_t size;
+  } scratch[32];
+  int n;
+};
+static _Thread_local struct context thread_context;
+static _Thread_local char service_error[256];
+
+static nve_status_t svc_workers(nve_ext_context_t ctx, int64_t *out)
+{
+  (void)ctx;
+  *out = 1;
+  return NVE_SUCCESS;
+}
+
+static nve_status_t svc_execute(nve_ext_context_t ctx, int64_t n,
+                                nve_status_t (*task)(void *, int64_t), void *user)
+{
+  (void)ctx;
+  nve_status_t first = NVE_SUCCESS;
+  for (int64_t i = 0; i < n; i++) {
+    nve_status_t s = task(user, i);
+    if (s != NVE_SUCCESS && first == NVE_SUCCESS)
+      first = s;
+  }
+  return first;
+}
+
+static nve_status_t svc_execute_wg(nve_ext_context_t ctx, int64_t n,
+                                   nve_status_t (*task)(void *, int64_t), void *user,
+                                   const int64_t *groups, int64_t ngroups, int64_t per_group)
+{
+  (void)groups, (void)ngroups, (void)per_group;
+  return svc_execute(ctx, n, task, user);
+}
+
+static nve_status_t svc_stream(nve_ext_context_t ctx, void **out)
+{
+  (void)ctx;
+  *out = NULL;
+  return NVE_SUCCESS;
+}
+
+static nve_status_t svc_scratch(nve_ext_context_t ctx, const char *name, size_t size,
+                                int32_t host_alloc, void **out)
+{
+  struct context *c = (struct context *)ctx;
+  (void)host_alloc;
+  int i = 0;
+  while (i < c->n && strncmp(c->scratch[i].name, name, sizeof(c->scratch[i].name) - 1) != 0)
+    i++;
+  if (i == c->n) {
+    if (c->n == 32) {
+      snprintf(service_error, sizeof(service_error), "get_scratch: too many names");
+      return NVE_ERROR_OUT_OF_MEMORY;
+    }
+    snprintf(c->scratch[i].name, sizeof(c->scratch[i].name), "%s", name);
+    c->n++;
+  }
+  if (c->scratch[i].size < size) {
+    void *p = realloc(c->scratch[i].p, size);
+    if (!p) {
+      snprintf(service_error, sizeof(service_error), "get_scratch: out of memory");
+      return NVE_ERROR_OUT_OF_MEMORY;
+    }
+    c->scratch[i].p = p;
+    c->scratch[i].size = size;
+  }
+  *out = c->scratch[i].p;
+  return NVE_SUCCESS;
+}
+
+static const char *svc_last_error(nve_ext_context_t ctx)
+{
+  (void)ctx;
+  return service_error;
+}
+
+static const nve_ext_nve_services_t services = {
+    sizeof(nve_ext_nve_services_t), svc_workers, svc_execute, svc_execute_wg, svc_stream,
+    svc_stream, svc_scratch, svc_last_error};
+
+static nve_ext_context_t context(void) { return (nve_ext_context_t)&thread_context; }
+
+/* ---- the model: what each key of each table may answer ------------------------- */
+
+enum { ABSENT, PRESENT, ANY };
+struct table {
+  int alive;
+  nve_ext_table_t t;
+  unsigned char *state; /* per distinct key */
+  unsigned char *rows;  /* per distinct key, repro_row bytes */
+  int64_t counter;
+  int counter_known;
+};
+static struct table tables[TABLES];
+static nve_ext_table_factory_t factory;
+static int factory_alive;
+static size_t step_at;
+
+static void defect(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void defect(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  printf("step %zu of %zu: ", step_at + 1, repro_nsteps);
+  vprintf(fmt, ap);
+  printf("\nthe defect persists\n");
+  va_end(ap);
+  exit(1);
+}
+
+/* Row i of a write with this tag: small integers in float32 tables, so
+ * that sums stay exact; bytes otherwise. */
+static void make_row(unsigned char *out, int64_t width, uint64_t tag, int64_t i)
+{
+  for (int64_t e = 0; repro_dtype == NVE_DTYPE_FLOAT32 && e + 4 <= width; e += 4) {
+    float f = (float)((long)((tag * 131 + (uint64_t)i * 31 + (uint64_t)e * 7) % 1999) - 999);
+    memcpy(out + e, &f, 4);
+  }
+  for (int64_t e = repro_dtype == NVE_DTYPE_FLOAT32 ? width / 4 * 4 : 0; e < width; e++)
+    out[e] = (unsigned char)(tag * 131 + (uint64_t)i * 31 + (uint64_t)e * 7 + 1);
+}
+
+static void *pack_keys(const struct repro_step *s)
+{
+  unsigned char *k = malloc((size_t)(s->n ? s->n : 1) * REPRO_KEY_SIZE);
+  if (!k)
+    exit(2);
+  for (int64_t i = 0; i < s->n; i++) {
+    int64_t v = repro_distinct[repro_keys[s->first + i]];
+    if (REPRO_KEY_SIZE == 4) {
+      int32_t v32 = (int32_t)v;
+      memcpy(k + 4 * i, &v32, 4);
+    } else {
+      memcpy(k + 8 * i, &v, 8);
+    }
+  }
+  return k;
+}
+
+static int twice_in_batch(const struct repro_step *s, int64_t i)
+{
+  for (int64_t j = 0; j < s->n; j++)
+    if (j != i && repro_keys[s->first + j] == repro_keys[s->first + i])
+      return 1;
+  return 0;
+}
+
+static void check_keys_unchanged(const struct repro_step *s, const void *keys)
+{
+  void *again = pack_keys(s);
+  if (memcmp(again, keys, (size_t)s->n * REPRO_KEY_SIZE) != 0)
+    defect("step %zu changed its (const) keys buffer", step_at + 1);
+  free(again);
+}
+
+/* ---- writes ------------------------------------------------------------------------ */
+
+static void write_op(struct table *t, const struct repro_step *s)
+{
+  int64_t stride = repro_stride + s->pad;
+  void *keys = pack_keys(s);
+  unsigned char *rows = calloc((size_t)(s->n ? s->n : 1), (size_t)stride);
+  if (!rows)
+    exit(2);
+  for (int64_t i = 0; i < s->n; i++)
+    make_row(rows + i * stride, repro_row, s->tag, i);
+  nve_status_t st = s->action == INSERT
+                        ? t->t.ops->insert(t->t.self, context(), s->n, keys, stride, repro_row, rows)
+                        : t->t.ops->update(t->t.self, context(), s->n, keys, stride, repro_row, rows);
+  check_keys_unchanged(s, keys);
+  for (int64_t i = 0; i < s->n; i++) {
+    uint32_t k = repro_keys[s->first + i];
+    if (st != NVE_SUCCESS || twice_in_batch(s, i) || repro_distinct[k] == repro_invalid_key) {
+      t->state[k] = ANY;
+    } else if (s->action == INSERT || t->state[k] == PRESENT) {
+      t->state[k] = PRESENT;
+      memcpy(t->rows + (size_t)k * (size_t)repro_row, rows + i * stride, (size_t)repro_row);
+    } else if (t->state[k] == ANY) {
+      t->state[k] = ANY; /* present or not: either may hold */
+    }
+  }
+  free(rows);
+  free(keys);
+}
+
+static void accumulate_op(struct table *t, const struct repro_step *s)
+{
+  void *keys = pack_keys(s);
+  unsigned char *upd = calloc((size_t)(s->n ? s->n : 1), (size_t)s->size);
+  if (!upd)
+    exit(2);
+  for (int64_t i = 0; i < s->n; i++)
+    make_row(upd + i * s->size, s->size, s->tag, i);
+  nve_status_t st = t->t.ops->update_accumulate(t->t.self, context(), s->n, keys, s->size,
+                                                s->size, upd, repro_dtype);
+  check_keys_unchanged(s, keys);
+  for (int64_t i = 0; i < s->n; i++) {
+    uint32_t k = repro_keys[s->first + i];
+    if (st != NVE_SUCCESS || repro_dtype != NVE_DTYPE_FLOAT32) {
+      t->state[k] = ANY;
+      continue;
+    }
+    if (t->state[k] != PRESENT)
+      continue; /* missing keys are ignored; unknown ones stay unknown */
+    for (int64_t e = 0; e + 4 <= s->size; e += 4) {
+      float a, b;
+      memcpy(&a, t->rows + (size_t)k * (size_t)repro_row + e, 4);
+      memcpy(&b, upd + i * s->size + e, 4);
+      a += b;
+      memcpy(t->rows + (size_t)k * (size_t)repro_row + e, &a, 4);
+    }
+  }
+  free(upd);
+  free(keys);
+}
+
+static void erase_op(struct table *t, const struct repro_step *s)
+{
+  void *keys = pack_keys(s);
+  nve_status_t st = s->action == ERASE ? t->t.ops->erase(t->t.self, context(), s->n, keys)
+                                        : t->t.ops->clear(t->t.self, context());
+  check_keys_unchanged(s, keys);
+  free(keys);
+  if (s->action == CLEAR) {
+    memset(t->state, st == NVE_SUCCESS ? ABSENT : ANY, repro_ndistinct);
+    t->counter_known = 0; /* the contract does not say what clear does to it */
+    return;
+  }
+  for (int64_t i = 0; i < s->n; i++)
+    t->state[repro_keys[s->first + i]] = st == NVE_SUCCESS ? ABSENT : ANY;
+}
+
+/* ---- reads ------------------------------------------------------------------------- */
+
+static int bit(const uint64_t *m, int64_t i) { return (int)(m[i / 64] >> (i % 64) & 1); }
+
+static void check_hit(struct table *t, const struct repro_step *s, int64_t i, int hit,
+                      const unsigned char *value, const int64_t *sizes)
+{
+  uint32_t k = repro_keys[s->first + i];
+  long long key = (long long)repro_distinct[k];
+  if (t->state[k] == ANY || repro_distinct[k] == repro_invalid_key)
+    return;
+  if (hit && t->state[k] == ABSENT)
+    defect("find: a hit for key %lld, which is not stored (index %lld)", key, (long long)i);
+  if (!hit && t->state[k] == PRESENT && REPRO_EXACT)
+    defect("find: key %lld is stored and missed (index %lld), in a table that never evicts",
+           key, (long long)i);
+  if (hit && value && memcmp(value, t->rows + (size_t)k * (size_t)repro_row, (size_t)repro_row))
+    defect("find: key %lld (index %lld) came back with bytes other than the last written",
+           key, (long long)i);
+  if (hit && sizes && sizes[i] != repro_row)
+    defect("find: value_sizes[%lld] is %lld, not the row size written", (long long)i,
+           (long long)sizes[i]);
+}
+
+static int64_t find_op(struct table *t, const struct repro_step *s, int nulls, int every)
+{
+  int64_t stride = repro_stride + s->pad, words = (s->n + 63) / 64, hits = 0;
+  void *keys = pack_keys(s);
+  uint64_t *mask = calloc((size_t)(words ? words : 1), 8);
+  unsigned char *values = malloc((size_t)(s->n * stride + 64));
+  int64_t *sizes = malloc((size_t)(s->n ? s->n : 1) * 8);
+  if (!mask || !values || !sizes)
+    exit(2);
+  memset(values, PATTERN, (size_t)(s->n * stride + 64));
+  memset(sizes, PATTERN, (size_t)(s->n ? s->n : 1) * 8);
+  for (int64_t i = 0; every && i < s->n; i += every)
+    mask[i / 64] |= 1ull << (i % 64);
+  nve_status_t st = t->t.ops->find(t->t.self, context(), s->n, keys,
+                                   nulls & NULL_MASK ? NULL : mask, stride,
+                                   nulls & NULL_VALUES ? NULL : values,
+                                   nulls & NULL_SIZES ? NULL : sizes);
+  check_keys_unchanged(s, keys);
+  if (st != NVE_SUCCESS)
+    defect("find: status %d for a valid call (n=%lld)", (int)st, (long long)s->n);
+  for (int64_t b = 0; b < 64; b++)
+    if (values[s->n * stride + b] != PATTERN)
+      defect("find: byte %lld past the last value slot (n=%lld) was written", (long long)b,
+             (long long)s->n);
+  if (!(nulls & NULL_MASK) && s->n % 64 && mask[s->n / 64] >> (s->n % 64))
+    defect("find: hit_mask bits at n (%lld) and above are set", (long long)s->n);
+  for (int64_t i = 0; i < s->n; i++) {
+    unsigned char *slot = values + i * stride;
+    int resolved = every && i % every == 0;
+    if (resolved) {
+      for (int64_t b = 0; b < stride && !(nulls & NULL_VALUES); b++)
+        if (slot[b] != PATTERN)
+          defect("find: the slot of index %lld, resolved on entry, was written (byte %lld)",
+                 (long long)i, (long long)b);
+      if (!(nulls & NULL_MASK) && !bit(mask, i))
+        defect("find: bit %lld was set on entry and is clear on return", (long long)i);
+      continue;
+    }
+    int hit;
+    if (!(nulls & NULL_MASK))
+      hit = bit(mask, i);
+    else if (!(nulls & NULL_SIZES))
+      hit = sizes[i] > 0 && (unsigned char)sizes[i] != PATTERN;
+    else
+      continue;
+    for (int64_t b = repro_row; hit && b < stride && !(nulls & NULL_VALUES); b++)
+      if (slot[b] != PATTERN)
+        defect("find: byte %lld of slot %lld, between the row and the stride, was written",
+               (long long)b, (long long)i);
+    check_hit(t, s, i, hit, nulls & NULL_VALUES ? NULL : slot, nulls & NULL_SIZES ? NULL : sizes);
+    hits += hit;
+  }
+  if (every || ((nulls & NULL_MASK) && (nulls & NULL_SIZES)))
+    t->counter_known = 0; /* resolved keys leave the counter open; hits unseen */
+  else
+    t->counter += t->t.ops->lookup_counter_hits(t->t.self) ? hits : s->n - hits;
+  free(mask);
+  free(values);
+  free(sizes);
+  free(keys);
+  return hits;
+}
+
+static void counter_op(struct table *t, const struct repro_step *s)
+{
+  if (!s->read) {
+    nve_status_t st = t->t.ops->reset_lookup_counter(t->t.self, context());
+    if (st != NVE_SUCCESS)
+      defect("reset_lookup_counter: status %d", (int)st);
+    t->counter = 0;
+    t->counter_known = 1;
+    return;
+  }
+  int64_t got = -1;
+  nve_status_t st = t->t.ops->get_lookup_counter(t->t.self, context(), &got);
+  if (st != NVE_SUCCESS)
+    defect("get_lookup_counter: status %d", (int)st);
+  if (t->counter_known && got != t->counter)
+    defect("get_lookup_counter: %lld; the finds since the reset make it %lld", (long long)got,
+           (long long)t->counter);
+}
+
+/* ---- tables, threads, the sequence ---------------------------------------------------- */
+
+static nve_status_t (*nve_create)(const char *, nve_ext_table_factory_t *, const char **);
+
+static int open_table(struct table *t)
+{
+  static int64_t next_id = 1;
+  if (!factory_alive) {
+    const char *err = NULL;
+    if (nve_create(factory_config, &factory, &err) != NVE_SUCCESS || !factory.self)
+      return -1;
+    factory_alive = 1;
+  }
+  memset(&t->t, 0, sizeof(t->t));
+  if (factory.ops->produce(factory.self, next_id++, table_config, &t->t) != NVE_SUCCESS ||
+      !t->t.self)
+    return -1;
+  t->state = calloc(repro_ndistinct ? repro_ndistinct : 1, 1);
+  t->rows = calloc(repro_ndistinct ? repro_ndistinct : 1, (size_t)repro_row);
+  if (!t->state || !t->rows)
+    exit(2);
+  t->alive = 1;
+  t->counter_known = 0;
+  return 0;
+}
+
+static void close_table(struct table *t)
+{
+  if (!t->alive)
+    return;
+  t->t.ops->destroy(t->t.self);
+  free(t->state);
+  free(t->rows);
+  t->alive = 0;
+}
+
+static void table_step(struct table *t, const struct repro_step *s)
+{
+  switch (s->action) {
+  case FIND: find_op(t, s, s->nulls, s->resolved_every); return;
+  case COUNTER: counter_op(t, s); return;
+  case INSERT:
+  case UPDATE: write_op(t, s); break;
+  case ACCUMULATE: accumulate_op(t, s); break;
+  default: erase_op(t, s); break;
+  }
+  struct repro_step probe = *s; /* read back what the op changed, as nve-conform did */
+  probe.action = FIND;
+  probe.n = s->n < 256 ? s->n : 256;
+  probe.pad = 0;
+  find_op(t, &probe, 0, 0);
+}
+
+/* Two threads of the sequence's own, each running the steps handed to it. */
+struct worker {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  const struct repro_step *job;
+  int started;
+};
+static struct worker workers[2];
+
+static void *worker_main(void *arg)
+{
+  struct worker *w = arg;
+  pthread_mutex_lock(&w->lock);
+  for (;;) {
+    while (!w->job)
+      pthread_cond_wait(&w->cond, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+    table_step(&tables[w->job->table], w->job);
+    pthread_mutex_lock(&w->lock);
+    w->job = NULL;
+    pthread_cond_broadcast(&w->cond);
+  }
+  return NULL;
+}
+
+static void on_thread(int which, const struct repro_step *s)
+{
+  struct worker *w = &workers[(which - 1) % 2];
+  if (!w->started) {
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+      table_step(&tables[s->table], s);
+      return;
+    }
+    w->started = 1;
+  }
+  pthread_mutex_lock(&w->lock);
+  w->job = s;
+  pthread_cond_broadcast(&w->cond);
+  while (w->job)
+    pthread_cond_wait(&w->cond, &w->lock);
+  pthread_mutex_unlock(&w->lock);
+}
+
+int main(int argc, char **argv)
+{
+  const char *path = argc > 1 ? argv[1] : plugin_default;
+  void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!so) {
+    fprintf(stderr, "cannot load %s: %s\n", path, dlerror());
+    return 2;
+  }
+  void (*set_services)(const nve_ext_nve_services_t *) =
+      (void (*)(const nve_ext_nve_services_t *))dlsym(so, "nve_plugin_set_nve_services");
+  nve_create = (nve_status_t(*)(const char *, nve_ext_table_factory_t *, const char **))dlsym(
+      so, "nve_plugin_create_external_factory");
+  if (!nve_create) {
+    fprintf(stderr, "%s: no nve_plugin_create_external_factory\n", path);
+    return 2;
+  }
+  if (set_services)
+    set_services(&services);
+  if (open_table(&tables[0]) != 0) {
+    fprintf(stderr, "%s: no factory or table from the configs\n", path);
+    return 2;
+  }
+  for (step_at = 0; step_at < repro_nsteps; step_at++) {
+    const struct repro_step *s = &repro_steps[step_at];
+    struct table *t = &tables[s->table];
+    if (s->action == PRODUCE) {
+      if (!t->alive)
+        open_table(t);
+    } else if (s->action == DESTROY) {
+      close_table(t);
+    } else if (s->action == DROP_FACTORY) {
+      if (factory_alive)
+        factory.ops->destroy(factory.self);
+      factory_alive = 0;
+    } else if (t->alive) {
+      if (s->thread)
+        on_thread(s->thread, s);
+      else
+        table_step(t, s);
+    }
+  }
+  printf("%zu steps agreed: the defect is gone\n", repro_nsteps);
+  return 0;
+}
