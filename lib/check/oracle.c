@@ -208,6 +208,34 @@ void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
   }
 }
 
+/* Adds elements of src (of dtype) into row (of row_type), element by
+ * element; 0 when a sum was not exact in row_type. */
+static int add_into(nve_data_type_t row_type, unsigned char *row, nve_data_type_t dtype,
+                    const unsigned char *src, int64_t elements)
+{
+  int exact = 1;
+  if (row_type == NVE_DTYPE_FLOAT32 && dtype == NVE_DTYPE_FLOAT32) {
+    /* nc_dtype_decode and _encode without their dispatch, for the common case. */
+    for (int64_t k = 0; k < elements; k++) {
+      float a, b;
+      memcpy(&a, row + 4 * k, 4);
+      memcpy(&b, src + 4 * k, 4);
+      double sum = (double)a + (double)b;
+      float x = (float)sum;
+      memcpy(row + 4 * k, &x, 4);
+      exact &= (double)x == sum;
+    }
+    return exact;
+  }
+  int64_t row_width = nc_dtype_width(row_type), width = nc_dtype_width(dtype);
+  for (int64_t k = 0; k < elements; k++) {
+    double sum = nc_dtype_decode(row_type, row + row_width * k) +
+                 nc_dtype_decode(dtype, src + width * k);
+    exact &= nc_dtype_encode(row_type, sum, row + row_width * k);
+  }
+  return exact;
+}
+
 int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                          int64_t size, const void *updates, nve_data_type_t dtype)
 {
@@ -227,19 +255,13 @@ int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stri
     e->batch = o->batch;
     e->last = NC_ORACLE_OP_ACCUMULATE;
     const unsigned char *src = (const unsigned char *)updates + i * stride;
-    for (int c = 0; c < e->ncand; c++) {
-      unsigned char *row = e->rows + c * o->row;
-      for (int64_t k = 0; k < elements; k++) {
-        double sum = nc_dtype_decode(o->dtype, row + row_width * k) +
-                     nc_dtype_decode(dtype, src + width * k);
+    for (int c = 0; c < e->ncand; c++)
+      if (!add_into(o->dtype, e->rows + c * o->row, dtype, src, elements)) {
         /* A sum the table's type cannot hold exactly may be rounded in
          * more than one reasonable way: its bytes are not predicted. */
-        if (!nc_dtype_encode(o->dtype, sum, row + row_width * k)) {
-          e->any = 1;
-          e->ncand = 0;
-        }
+        e->any = 1;
+        e->ncand = 0;
       }
-    }
   }
   return 0;
 }
