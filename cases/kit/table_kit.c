@@ -553,6 +553,28 @@ nve_status_t nc_tk_update(nc_tk *k, int64_t n, const int64_t *keys, int64_t stri
   return write_rows(k, "update", nc_call_update, n, keys, stride, tag, may_fail);
 }
 
+/* The updates of an accumulate: size bytes of dtype elements per key, each
+ * small (a quarter of the range) so that sums stay exact, then bytes up to
+ * the stride. */
+static void fill_updates(unsigned char *out, int64_t n, int64_t stride, int64_t size,
+                         nve_data_type_t dtype, uint64_t tag)
+{
+  int64_t width = nc_dtype_width(dtype), elements = width ? size / width : 0;
+  long range = width ? value_range(dtype) / 2 : 0;
+  if (range < 1)
+    range = 1;
+  for (int64_t i = 0; i < n; i++) {
+    unsigned char *at = out + i * stride;
+    if (dtype == NVE_DTYPE_FLOAT32)
+      fill_float32_row(at, elements, tag, i, range);
+    else
+      for (int64_t e = 0; e < elements; e++)
+        nc_dtype_encode(dtype, element_value(tag, i, e, range), at + e * width);
+    for (int64_t e = elements * width; e < stride; e++)
+      at[e] = (unsigned char)(element_value(tag, i, e, 127) + 128);
+  }
+}
+
 nve_status_t nc_tk_accumulate(nc_tk *k, int64_t n, const int64_t *keys, nve_data_type_t dtype,
                               int64_t size, uint64_t tag, int may_fail)
 {
@@ -569,16 +591,7 @@ nve_status_t nc_tk_accumulate_strided(nc_tk *k, int64_t n, const int64_t *keys,
   nve_status_t s = NVE_ERROR_OUT_OF_MEMORY;
   if (buffers_inputs(k, &b, "update_accumulate", n, keys, (size_t)(n * stride)) != 0)
     goto out;
-  /* Small updates (a quarter of the range), so that sums stay exact. */
-  int64_t width = nc_dtype_width(dtype);
-  long range = width ? value_range(dtype) / 2 : 0;
-  for (int64_t i = 0; i < n; i++) {
-    unsigned char *at = b.rows.data + i * stride;
-    for (int64_t e = 0; width && e < size / width; e++)
-      nc_dtype_encode(dtype, element_value(tag, i, e, range > 0 ? range : 1), at + e * width);
-    for (int64_t e = width ? size / width * width : 0; e < stride; e++)
-      at[e] = (unsigned char)(element_value(tag, i, e, 127) + 128);
-  }
+  fill_updates(b.rows.data, n, stride, size, dtype, tag);
   if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
     goto out;
   s = nc_call_update_accumulate(&k->t, n, arg(&b, 0), stride, size, arg(&b, 1), dtype);

@@ -31,7 +31,17 @@ struct nc_oracle {
   int all_unknown; /* keys not in the map are unknown, not absent */
   int cleared;     /* keys not in the map were cleared away */
   uint32_t batch;
+  /* Whether the latest nc_oracle_check found its answer equal to the key's
+   * only row: nc_oracle_observe of that answer then has nothing to learn
+   * (and no row to copy). The next check, or any change, forgets it. */
+  struct {
+    int valid;
+    int64_t key;
+    const void *bytes;
+  } last_match;
 };
+
+static void changed(nc_oracle *o) { o->last_match.valid = 0; }
 
 nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, nve_data_type_t dtype, int exact,
                          int64_t invalid_key)
@@ -173,6 +183,7 @@ static void add_row(const nc_oracle *o, entry *e, const void *row)
 void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                       const void *rows)
 {
+  changed(o);
   o->batch++;
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
@@ -193,6 +204,7 @@ void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
 void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                       const void *rows)
 {
+  changed(o);
   o->batch++;
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
@@ -245,6 +257,7 @@ int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stri
   int64_t elements = size / width;
   if (elements * row_width > o->row)
     elements = o->row / row_width;
+  changed(o);
   o->batch++;
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
@@ -268,6 +281,7 @@ int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stri
 
 void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys)
 {
+  changed(o);
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
     e->any = 0;
@@ -280,6 +294,7 @@ void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys)
 
 static void reset(nc_oracle *o, int all_unknown)
 {
+  changed(o);
   for (size_t i = 0; i < o->capacity; i++) {
     free(o->slots[i].rows);
     memset(&o->slots[i], 0, sizeof(entry));
@@ -294,6 +309,7 @@ void nc_oracle_forget_all(nc_oracle *o) { reset(o, 1); }
 
 void nc_oracle_forget(nc_oracle *o, int64_t n, const void *keys)
 {
+  changed(o);
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
     e->any = 1;
@@ -305,6 +321,8 @@ void nc_oracle_forget(nc_oracle *o, int64_t n, const void *keys)
 nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, const void *bytes,
                                   int64_t size, int64_t *offset)
 {
+  nc_oracle *memo = (nc_oracle *)o; /* a cache, not the model: allocated writable */
+  memo->last_match.valid = 0;       /* it speaks of the latest check only */
   const entry *e = lookup(o, key);
   int any = e ? e->any : o->all_unknown;
   int ncand = e ? e->ncand : 0;
@@ -323,8 +341,14 @@ nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, cons
   int64_t best = -1;
   for (int c = 0; c < ncand; c++) {
     const unsigned char *want = e->rows + (size_t)c * (size_t)o->row, *got = bytes;
-    if (memcmp(want, got, (size_t)o->row) == 0)
+    if (memcmp(want, got, (size_t)o->row) == 0) {
+      if (ncand == 1) {
+        memo->last_match.valid = 1;
+        memo->last_match.key = key;
+        memo->last_match.bytes = bytes;
+      }
       return NC_ORACLE_OK;
+    }
     int64_t k = 0; /* where they part, for the report */
     while (k < o->row && want[k] == got[k])
       k++;
@@ -345,6 +369,9 @@ void nc_oracle_observe(nc_oracle *o, int64_t key, int hit, const void *bytes)
    * bytes are right. */
   if (!hit || !bytes || (!lookup(o, key) && !o->all_unknown))
     return;
+  if (o->last_match.valid && o->last_match.key == key && o->last_match.bytes == bytes)
+    return; /* the key's only row, just compared equal */
+  changed(o);
   set_row(o, entry_for(o, key), bytes);
 }
 
