@@ -31,17 +31,21 @@ struct nc_oracle {
   int all_unknown; /* keys not in the map are unknown, not absent */
   int cleared;     /* keys not in the map were cleared away */
   uint32_t batch;
-  /* Whether the latest nc_oracle_check found its answer equal to the key's
-   * only row: nc_oracle_observe of that answer then has nothing to learn
-   * (and no row to copy). The next check, or any change, forgets it. */
-  struct {
-    int valid;
-    int64_t key;
-    const void *bytes;
-  } last_match;
+  uint64_t version; /* bumped by every change */
 };
 
-static void changed(nc_oracle *o) { o->last_match.valid = 0; }
+/* Whether this thread's latest nc_oracle_check found its answer equal to
+ * the key's only row, the model unchanged since: nc_oracle_observe of that
+ * answer then has nothing to learn (and no row to copy). Per thread, so
+ * that checks stay reads of the model (readers share one, TBL-12). */
+static _Thread_local struct {
+  const nc_oracle *o;
+  uint64_t version;
+  int64_t key;
+  const void *bytes;
+} last_match;
+
+static void changed(nc_oracle *o) { o->version++; }
 
 nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, nve_data_type_t dtype, int exact,
                          int64_t invalid_key)
@@ -74,6 +78,8 @@ void nc_oracle_free(nc_oracle *o)
 {
   if (!o)
     return;
+  if (last_match.o == o) /* a new model may come at this address */
+    last_match.o = NULL;
   drop_slots(o->slots, o->capacity);
   free(o);
 }
@@ -321,8 +327,7 @@ void nc_oracle_forget(nc_oracle *o, int64_t n, const void *keys)
 nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, const void *bytes,
                                   int64_t size, int64_t *offset)
 {
-  nc_oracle *memo = (nc_oracle *)o; /* a cache, not the model: allocated writable */
-  memo->last_match.valid = 0;       /* it speaks of the latest check only */
+  last_match.o = NULL; /* it speaks of the latest check only */
   const entry *e = lookup(o, key);
   int any = e ? e->any : o->all_unknown;
   int ncand = e ? e->ncand : 0;
@@ -343,9 +348,10 @@ nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, cons
     const unsigned char *want = e->rows + (size_t)c * (size_t)o->row, *got = bytes;
     if (memcmp(want, got, (size_t)o->row) == 0) {
       if (ncand == 1) {
-        memo->last_match.valid = 1;
-        memo->last_match.key = key;
-        memo->last_match.bytes = bytes;
+        last_match.o = o;
+        last_match.version = o->version;
+        last_match.key = key;
+        last_match.bytes = bytes;
       }
       return NC_ORACLE_OK;
     }
@@ -369,7 +375,8 @@ void nc_oracle_observe(nc_oracle *o, int64_t key, int hit, const void *bytes)
    * bytes are right. */
   if (!hit || !bytes || (!lookup(o, key) && !o->all_unknown))
     return;
-  if (o->last_match.valid && o->last_match.key == key && o->last_match.bytes == bytes)
+  if (last_match.o == o && last_match.version == o->version && last_match.key == key &&
+      last_match.bytes == bytes)
     return; /* the key's only row, just compared equal */
   changed(o);
   set_row(o, entry_for(o, key), bytes);
