@@ -153,6 +153,7 @@ static block *set;
  * nc_alloc_reset never reads unmapped memory; a stale bit only costs the
  * probe. */
 static uint64_t homes[SET_SLOTS / 64];
+static int homes_dirty; /* a bit was set since the last reset (under the lock) */
 static atomic_flag set_lock = ATOMIC_FLAG_INIT;
 static long set_live, set_live_bytes;
 static block freed[FREED_RING];
@@ -179,6 +180,7 @@ void nc_alloc_remember(void *p, size_t size)
   if (set && set_live < (long)(SET_SLOTS / 2)) {
     size_t i = slot_of((uintptr_t)p) & (SET_SLOTS - 1);
     __atomic_fetch_or(&homes[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
+    homes_dirty = 1;
     while (set[i].ptr > 1)
       i = (i + 1) & (SET_SLOTS - 1);
     set[i].ptr = (uintptr_t)p;
@@ -219,8 +221,10 @@ void nc_alloc_reset(void)
   if (set)
     munmap(set, SET_SLOTS * sizeof(block));
   set = NULL;
-  for (size_t w = 0; w < SET_SLOTS / 64; w++)
+  /* Only when written: a reset in a forked child then copies no page. */
+  for (size_t w = 0; homes_dirty && w < SET_SLOTS / 64; w++)
     __atomic_store_n(&homes[w], 0, __ATOMIC_RELAXED);
+  homes_dirty = 0;
   set_live = set_live_bytes = 0;
   memset(freed, 0, sizeof(freed));
   unlock();
