@@ -5,11 +5,16 @@
  * guarded buffers, no model, no context bookkeeping, no case processes.
  * The services are the plainest that work (tasks run in a loop on the
  * calling thread, scratch is malloc). Keys come from a fixed pool, values
- * are zeros; what is measured is the plugin doing the same calls, in the
- * same sizes, as the harness made it do.
+ * are zeros; a find whose line says hits=H looks up H keys inserted
+ * before (the latest) and the rest never inserted, so that it copies as
+ * many rows out as the harness's did. What is measured is the plugin
+ * doing the same calls, in the same sizes, as the harness made it do.
  *
- * Usage: bare_calls PLUGIN.so CALL_LOG [TABLE_CONFIG_JSON]
- * Prints: "bare: CALLS calls in SECONDS s".
+ * Usage: bare_calls [--per-op] PLUGIN.so CALL_LOG [TABLE_CONFIG_JSON]
+ * Prints: "bare: CALLS calls in SECONDS s"; with --per-op, then for each op
+ * "bare-op OP calls=N keys=K seconds=S": the process CPU time inside that
+ * op's calls (two clock reads a call, which a run timed as a whole leaves
+ * out).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -99,12 +104,17 @@ static const nve_ext_nve_services_t services = {
 
 /* ---- replaying --------------------------------------------------------------------- */
 
-static double now(void)
+static double clock_seconds(clockid_t id)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+static double now(void) { return clock_seconds(CLOCK_MONOTONIC); }
+
+static int per_op; /* --per-op */
+static double cpu_now(void) { return per_op ? clock_seconds(CLOCK_PROCESS_CPUTIME_ID) : 0; }
 
 typedef struct table {
   nve_ext_table_factory_t factory;
@@ -112,7 +122,9 @@ typedef struct table {
   int64_t key_size, invalid;
   unsigned char *keys, *values, *sizes, *mask;
   size_t keys_cap, values_cap;
-  uint64_t next_key;
+  uint64_t next_key, next_miss;
+  int64_t inserted[KEY_POOL]; /* the latest keys inserted, a ring */
+  uint64_t ninserted;
 } table;
 
 static int grow(unsigned char **p, size_t *cap, size_t want)
@@ -125,14 +137,26 @@ static int grow(unsigned char **p, size_t *cap, size_t want)
   return *p ? 0 : -1;
 }
 
-/* n keys from the pool, none of them the invalid key. */
-static int make_keys(table *tb, int64_t n)
+/* Key i of a batch of n with hits keys inserted before: those first (the
+ * latest inserted), then keys never inserted; hits < 0: all from the pool. */
+static int64_t key_for(table *tb, int64_t i, int64_t hits)
+{
+  uint64_t have = tb->ninserted < KEY_POOL ? tb->ninserted : KEY_POOL;
+  if (hits >= 0 && i < hits && (uint64_t)i < have)
+    return tb->inserted[(tb->ninserted - 1 - (uint64_t)i) % KEY_POOL];
+  if (hits >= 0) /* above the pool's keys, below 2^31: never inserted */
+    return (int64_t)(tb->next_miss++ % 200000) * 7919 + 13 + (int64_t)KEY_POOL * 7919;
+  return (int64_t)(tb->next_key++ % KEY_POOL) * 7919 + 13;
+}
+
+/* n keys, none of them the invalid key (see key_for). */
+static int make_keys(table *tb, int64_t n, int64_t hits)
 {
   size_t need = (size_t)n * 8 + 8;
   if (grow(&tb->keys, &tb->keys_cap, need) != 0)
     return -1;
   for (int64_t i = 0; i < n; i++) {
-    int64_t k = (int64_t)(tb->next_key++ % KEY_POOL) * 7919 + 13;
+    int64_t k = key_for(tb, i, hits);
     if (k == tb->invalid)
       k++;
     if (tb->key_size == 4) {
@@ -145,6 +169,22 @@ static int make_keys(table *tb, int64_t n)
   return 0;
 }
 
+/* The keys of the insert just made, for the finds that hit. */
+static void remember_inserted(table *tb, int64_t n)
+{
+  for (int64_t i = 0; i < n; i++) {
+    int64_t k;
+    if (tb->key_size == 4) {
+      int32_t k32;
+      memcpy(&k32, tb->keys + 4 * i, 4);
+      k = k32;
+    } else {
+      memcpy(&k, tb->keys + 8 * i, 8);
+    }
+    tb->inserted[tb->ninserted++ % KEY_POOL] = k;
+  }
+}
+
 static int produce(table *tb, const char *config)
 {
   if (tb->t.ops)
@@ -153,8 +193,33 @@ static int produce(table *tb, const char *config)
   if (tb->factory.ops->produce(tb->factory.self, 0, config, &tb->t) != NVE_SUCCESS || !tb->t.ops)
     return -1;
   tb->key_size = tb->t.ops->key_size(tb->t.self);
+  tb->ninserted = 0; /* a new table holds nothing */
   tb->invalid = tb->t.ops->invalid_key(tb->t.self);
   return 0;
+}
+
+/* Calls, keys and seconds in the calls, per op. */
+#define OPS 16
+static struct op_time {
+  char op[32];
+  long calls;
+  long long keys;
+  double seconds;
+} op_times[OPS];
+
+static void count_op(const char *op, int64_t keys, double seconds)
+{
+  for (int i = 0; i < OPS; i++) {
+    struct op_time *t = &op_times[i];
+    if (t->op[0] && strcmp(t->op, op) != 0)
+      continue;
+    if (!t->op[0])
+      snprintf(t->op, sizeof(t->op), "%s", op);
+    t->calls++;
+    t->keys += keys;
+    t->seconds += seconds;
+    return;
+  }
 }
 
 /* One line of the log; 1 when it was a call, 0 when skipped, -1 on error. */
@@ -163,15 +228,17 @@ static int replay(table *tb, const char *line, const char *config)
   char op[32];
   long long n, stride, size;
   int dtype;
-  if (sscanf(line, "%31s n=%lld stride=%lld size=%lld dtype=%d", op, &n, &stride, &size,
-             &dtype) != 5)
+  long long hits = -1;
+  int fields = sscanf(line, "%31s n=%lld stride=%lld size=%lld dtype=%d hits=%lld", op, &n,
+                      &stride, &size, &dtype, &hits);
+  if (fields < 5)
     return 0;
   if (strcmp(op, "produce") == 0)
     return produce(tb, config) == 0 ? 1 : -1;
   int64_t keys = n > 0 ? n : 0;
   long long width = stride > size ? stride : size;
   size_t bytes = (size_t)keys * (size_t)(width > 0 ? width : 0) + (size_t)(size > 0 ? size : 0) + 8;
-  if (make_keys(tb, keys) != 0 || grow(&tb->values, &tb->values_cap, bytes) != 0)
+  if (make_keys(tb, keys, strcmp(op, "find") == 0 ? hits : -1) != 0 || grow(&tb->values, &tb->values_cap, bytes) != 0)
     return -1;
   size_t side = (size_t)keys * 8 + 64;
   free(tb->sizes);
@@ -183,11 +250,14 @@ static int replay(table *tb, const char *line, const char *config)
   void *self = tb->t.self;
   nve_ext_context_t ctx = (nve_ext_context_t)tb; /* any non-NULL handle */
   const nve_ext_table_ops_t *ops = tb->t.ops;
+  double t0 = cpu_now();
   if (strcmp(op, "find") == 0)
     ops->find(self, ctx, n, tb->keys, (uint64_t *)tb->mask, stride, tb->values,
               (int64_t *)tb->sizes);
-  else if (strcmp(op, "insert") == 0)
+  else if (strcmp(op, "insert") == 0) {
     ops->insert(self, ctx, n, tb->keys, stride, size, tb->values);
+    remember_inserted(tb, keys);
+  }
   else if (strcmp(op, "update") == 0)
     ops->update(self, ctx, n, tb->keys, stride, size, tb->values);
   else if (strcmp(op, "update_accumulate") == 0)
@@ -202,13 +272,20 @@ static int replay(table *tb, const char *line, const char *config)
     ops->get_lookup_counter(self, ctx, &counter);
   } else
     return 0;
+  if (per_op)
+    count_op(op, keys, cpu_now() - t0);
   return 1;
 }
 
 int main(int argc, char **argv)
 {
+  if (argc > 1 && strcmp(argv[1], "--per-op") == 0) {
+    per_op = 1;
+    argv++;
+    argc--;
+  }
   if (argc < 3) {
-    fprintf(stderr, "usage: bare_calls PLUGIN.so CALL_LOG [TABLE_CONFIG_JSON]\n");
+    fprintf(stderr, "usage: bare_calls [--per-op] PLUGIN.so CALL_LOG [TABLE_CONFIG_JSON]\n");
     return 2;
   }
   const char *config = argc > 3 ? argv[3] : "{}";
@@ -250,5 +327,8 @@ int main(int argc, char **argv)
   double seconds = now() - t0;
   fclose(log);
   printf("bare: %ld calls in %.3f s\n", calls, seconds);
+  for (int i = 0; i < OPS && op_times[i].op[0]; i++)
+    printf("bare-op %s calls=%ld keys=%lld seconds=%.6f\n", op_times[i].op, op_times[i].calls,
+           op_times[i].keys, op_times[i].seconds);
   return 0;
 }

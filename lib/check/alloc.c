@@ -147,6 +147,13 @@ typedef struct block {
 } block;
 
 static block *set;
+/* A bit per slot, set once a block whose probe starts there was
+ * remembered: a free whose bit is clear (the harness's own frees, mostly)
+ * returns without the lock and the probe. Static, so that a free racing
+ * nc_alloc_reset never reads unmapped memory; a stale bit only costs the
+ * probe. */
+static uint64_t homes[SET_SLOTS / 64];
+static int homes_dirty; /* a bit was set since the last reset (under the lock) */
 static atomic_flag set_lock = ATOMIC_FLAG_INIT;
 static long set_live, set_live_bytes;
 static block freed[FREED_RING];
@@ -172,6 +179,8 @@ void nc_alloc_remember(void *p, size_t size)
   }
   if (set && set_live < (long)(SET_SLOTS / 2)) {
     size_t i = slot_of((uintptr_t)p) & (SET_SLOTS - 1);
+    __atomic_fetch_or(&homes[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
+    homes_dirty = 1;
     while (set[i].ptr > 1)
       i = (i + 1) & (SET_SLOTS - 1);
     set[i].ptr = (uintptr_t)p;
@@ -186,6 +195,9 @@ void nc_alloc_forget(void *p)
 {
   if (!set || !p)
     return;
+  size_t home = slot_of((uintptr_t)p) & (SET_SLOTS - 1);
+  if (!(__atomic_load_n(&homes[home / 64], __ATOMIC_RELAXED) >> (home % 64) & 1))
+    return; /* no block whose probe starts at its slot was remembered: not in the set */
   lock();
   if (set_live > 0) {
     size_t i = slot_of((uintptr_t)p) & (SET_SLOTS - 1);
@@ -209,6 +221,10 @@ void nc_alloc_reset(void)
   if (set)
     munmap(set, SET_SLOTS * sizeof(block));
   set = NULL;
+  /* Only when written: a reset in a forked child then copies no page. */
+  for (size_t w = 0; homes_dirty && w < SET_SLOTS / 64; w++)
+    __atomic_store_n(&homes[w], 0, __ATOMIC_RELAXED);
+  homes_dirty = 0;
   set_live = set_live_bytes = 0;
   memset(freed, 0, sizeof(freed));
   unlock();

@@ -117,6 +117,11 @@ static unsigned small_encode(const small_float *f, double v, int *exact)
 
 double nc_dtype_decode(nve_data_type_t t, const void *p)
 {
+  if (t == NVE_DTYPE_FLOAT32) { /* the common case first: the fills and the model call it per element */
+    float x;
+    memcpy(&x, p, 4);
+    return x;
+  }
   const small_float *f = format_of(t);
   if (f) {
     unsigned bits = 0;
@@ -141,6 +146,11 @@ double nc_dtype_decode(nve_data_type_t t, const void *p)
 
 int nc_dtype_encode(nve_data_type_t t, double v, void *out)
 {
+  if (t == NVE_DTYPE_FLOAT32) {
+    float x = (float)v;
+    memcpy(out, &x, 4);
+    return (double)x == v;
+  }
   const small_float *f = format_of(t);
   int exact = 0;
   if (f) {

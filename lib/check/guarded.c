@@ -33,44 +33,66 @@ static registered registry[REGISTRY];
 
 /* Unmapped buffers kept for reuse: mapping and protecting pages is most of
  * the cost of a checked call. Only buffers whose guard was never opened
- * come back here. */
+ * come back here. A spare is taken for a buffer of about its size only:
+ * the room in front of the data is front canary, filled and checked on
+ * every use. */
 #define SPARE 16
 static struct {
   pthread_mutex_t lock;
   struct spare {
     unsigned char *map;
     size_t body;
-  } list[SPARE];
+  } list[SPARE]; /* oldest first */
   int count;
 } spares = {PTHREAD_MUTEX_INITIALIZER, {{0}}, 0};
 NC_FORK_SAFE_MUTEX(spares.lock, spares)
 
-static unsigned char *take_spare(size_t body, size_t *got)
+static size_t page_size(void);
+
+/* The most room a spare may have beyond body. With canaries, a page or an
+ * eighth: the room is front canary, filled and checked on every use.
+ * Without, three times body: a larger mapping costs nothing there, and a
+ * fresh one costs a page fault per page. */
+static size_t spare_slack(size_t body, int canaries)
+{
+  if (!canaries)
+    return 3 * body;
+  return body / 8 > page_size() ? body / 8 : page_size();
+}
+
+static unsigned char *take_spare(size_t body, int canaries, size_t *got)
 {
   unsigned char *map = NULL;
   pthread_mutex_lock(&spares.lock);
-  for (int i = 0; i < spares.count; i++)
-    if (spares.list[i].body >= body && spares.list[i].body <= 4 * body) {
+  for (int i = spares.count - 1; i >= 0; i--) /* the newest is the warmest */
+    if (spares.list[i].body >= body && spares.list[i].body - body <= spare_slack(body, canaries)) {
       map = spares.list[i].map;
       *got = spares.list[i].body;
-      spares.list[i] = spares.list[--spares.count];
+      memmove(&spares.list[i], &spares.list[i + 1],
+              (size_t)(spares.count - i - 1) * sizeof(spares.list[0]));
+      spares.count--;
       break;
     }
   pthread_mutex_unlock(&spares.lock);
   return map;
 }
 
-/* 1 when kept for reuse, 0 when the caller must unmap it. */
-static int keep_spare(unsigned char *map, size_t body)
+/* Keeps a buffer for reuse. When the list is full the oldest spare makes
+ * room: its mapping is returned for the caller to unmap (*len set), else
+ * NULL. */
+static unsigned char *keep_spare(unsigned char *map, size_t body, size_t *len)
 {
-  int kept = 0;
+  unsigned char *evicted = NULL;
   pthread_mutex_lock(&spares.lock);
-  if (spares.count < SPARE) {
-    spares.list[spares.count++] = (struct spare){map, body};
-    kept = 1;
+  if (spares.count == SPARE) {
+    evicted = spares.list[0].map;
+    *len = spares.list[0].body + GUARD_BYTES;
+    memmove(&spares.list[0], &spares.list[1], (SPARE - 1) * sizeof(spares.list[0]));
+    spares.count--;
   }
+  spares.list[spares.count++] = (struct spare){map, body};
   pthread_mutex_unlock(&spares.lock);
-  return kept;
+  return evicted;
 }
 
 static size_t page_size(void)
@@ -84,10 +106,13 @@ static size_t page_size(void)
 static size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
 /* The pattern repeats every 256 bytes: byte i is 0xa5 ^ ((i + salt) * 131)
- * mod 256. Two periods in a table let any salt start a block copy. */
+ * mod 256. The table holds a block of periods and one more, so that any
+ * salt starts a copy or a compare of up to BLOCK bytes from it: filling is
+ * a stream of writes from a block in cache, checking a memcmp per block. */
 #define PERIOD 256
+#define BLOCK 4096
 
-static unsigned char pattern[2 * PERIOD];
+static unsigned char pattern[BLOCK + PERIOD];
 
 static void make_pattern(void)
 {
@@ -102,26 +127,25 @@ static const unsigned char *pattern_table(void)
   return pattern;
 }
 
+/* The C library's copy, called: inlined for a size known to be at most
+ * BLOCK, the compiler's string move is slower on unaligned blocks. */
+static void *(*volatile copy_block)(void *, const void *, size_t) = memcpy;
+
 void nc_canary_fill(void *p, size_t len, size_t salt)
 {
   const unsigned char *from = pattern_table() + salt % PERIOD;
   unsigned char *b = p;
-  size_t done = len < PERIOD ? len : PERIOD;
-  memcpy(b, from, done);
-  /* The pattern repeats every PERIOD bytes: copy what is written, doubling. */
-  while (done < len) {
-    size_t n = len - done < done ? len - done : done;
-    memcpy(b + done, b, n);
-    done += n;
-  }
+  /* BLOCK is a multiple of PERIOD: every block starts at the same phase. */
+  for (size_t done = 0; done < len; done += BLOCK)
+    copy_block(b + done, from, len - done < BLOCK ? len - done : BLOCK);
 }
 
 long nc_canary_damage(const void *p, size_t len, size_t salt)
 {
   const unsigned char *from = pattern_table() + salt % PERIOD;
   const unsigned char *b = p;
-  for (size_t done = 0; done < len; done += PERIOD) {
-    size_t n = len - done < PERIOD ? len - done : PERIOD;
+  for (size_t done = 0; done < len; done += BLOCK) {
+    size_t n = len - done < BLOCK ? len - done : BLOCK;
     if (memcmp(b + done, from, n) == 0)
       continue;
     for (size_t i = 0; i < n; i++)
@@ -131,27 +155,9 @@ long nc_canary_damage(const void *p, size_t len, size_t salt)
   return -1;
 }
 
-int nc_guarded_alloc(nc_guarded *g, const char *name, size_t size)
+/* Takes a free slot of the fault registry for the buffer; -1 when none. */
+static int register_buffer(const nc_guarded *g, unsigned char *map, size_t len, const char *name)
 {
-  memset(g, 0, sizeof(*g));
-  g->slot = -1;
-  size_t padded = round_up(size ? size : 1, 16);
-  size_t body = round_up(NC_GUARD_FRONT + padded, page_size());
-  unsigned char *map = take_spare(body, &body);
-  if (!map) {
-    map = mmap(NULL, body + GUARD_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-               -1, 0);
-    if (map == MAP_FAILED)
-      return -1;
-    mprotect(map + body, GUARD_BYTES, PROT_NONE);
-  }
-  size_t len = body + GUARD_BYTES;
-  g->data = map + body - padded;
-  g->size = size;
-  g->body = body;
-  nc_canary_fill(map, (size_t)(g->data - map), 0);
-  memset(g->data, 0, size);
-  nc_canary_fill(g->data + size, padded - size, size);
   for (int i = 0; i < REGISTRY; i++) {
     registered *r = &registry[i];
     int expected = 0;
@@ -159,16 +165,50 @@ int nc_guarded_alloc(nc_guarded *g, const char *name, size_t size)
       continue; /* taken, or being set up */
     r->map = (uintptr_t)map;
     r->map_len = len;
-    r->guard = (uintptr_t)(map + body);
+    r->guard = (uintptr_t)(map + g->body);
     r->data = (uintptr_t)g->data;
-    r->size = size;
+    r->size = g->size;
     snprintf(r->name, sizeof(r->name), "%s", name);
     atomic_store(&r->reported, 0);
     atomic_store(&r->live, 1);
-    g->slot = i;
-    break;
+    return i;
   }
+  return -1;
+}
+
+int nc_guarded_alloc_with(nc_guarded *g, const char *name, size_t size, unsigned flags)
+{
+  memset(g, 0, sizeof(*g));
+  g->slot = -1;
+  size_t padded = round_up(size ? size : 1, 16);
+  size_t body = round_up(NC_GUARD_FRONT + padded, page_size());
+  int canaries = !(flags & NC_GUARDED_NO_CANARIES);
+  unsigned char *map = take_spare(body, canaries, &body);
+  int fresh = !map;
+  if (fresh) {
+    map = mmap(NULL, body + GUARD_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+               -1, 0);
+    if (map == MAP_FAILED)
+      return -1;
+    mprotect(map + body, GUARD_BYTES, PROT_NONE);
+  }
+  g->data = map + body - padded;
+  g->size = size;
+  g->body = body;
+  g->canaries = canaries;
+  if (canaries) {
+    nc_canary_fill(map, (size_t)(g->data - map), 0);
+    nc_canary_fill(g->data + size, padded - size, size);
+  }
+  if (!(flags & NC_GUARDED_UNZEROED) && !fresh) /* a fresh mapping reads as zeros */
+    memset(g->data, 0, size);
+  g->slot = register_buffer(g, map, body + GUARD_BYTES, name);
   return 0;
+}
+
+int nc_guarded_alloc(nc_guarded *g, const char *name, size_t size)
+{
+  return nc_guarded_alloc_with(g, name, size, 0);
 }
 
 static uintptr_t map_start(const nc_guarded *g)
@@ -187,14 +227,17 @@ void nc_guarded_free(nc_guarded *g)
     atomic_store(&registry[g->slot].live, 0);
   }
   unsigned char *map = (unsigned char *)map_start(g);
-  if (!(g->slot >= 0 && guard_intact && keep_spare(map, g->body)))
-    munmap(map, g->body + GUARD_BYTES);
+  size_t len = g->body + GUARD_BYTES;
+  if (g->slot >= 0 && guard_intact)
+    map = keep_spare(map, g->body, &len);
+  if (map)
+    munmap(map, len);
   g->data = NULL;
 }
 
 int nc_guarded_edges_damaged(const nc_guarded *g, char *what, size_t whatlen)
 {
-  if (!g->data)
+  if (!g->data || !g->canaries)
     return 0;
   const unsigned char *map = (const unsigned char *)map_start(g);
   size_t front = (size_t)(g->data - map);

@@ -31,7 +31,21 @@ struct nc_oracle {
   int all_unknown; /* keys not in the map are unknown, not absent */
   int cleared;     /* keys not in the map were cleared away */
   uint32_t batch;
+  uint64_t version; /* bumped by every change */
 };
+
+/* Whether this thread's latest nc_oracle_check found its answer equal to
+ * the key's only row, the model unchanged since: nc_oracle_observe of that
+ * answer then has nothing to learn (and no row to copy). Per thread, so
+ * that checks stay reads of the model (readers share one, TBL-12). */
+static _Thread_local struct {
+  const nc_oracle *o;
+  uint64_t version;
+  int64_t key;
+  const void *bytes;
+} last_match;
+
+static void changed(nc_oracle *o) { o->version++; }
 
 nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, nve_data_type_t dtype, int exact,
                          int64_t invalid_key)
@@ -64,6 +78,8 @@ void nc_oracle_free(nc_oracle *o)
 {
   if (!o)
     return;
+  if (last_match.o == o) /* a new model may come at this address */
+    last_match.o = NULL;
   drop_slots(o->slots, o->capacity);
   free(o);
 }
@@ -173,6 +189,7 @@ static void add_row(const nc_oracle *o, entry *e, const void *row)
 void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                       const void *rows)
 {
+  changed(o);
   o->batch++;
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
@@ -193,6 +210,7 @@ void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
 void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                       const void *rows)
 {
+  changed(o);
   o->batch++;
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
@@ -208,6 +226,34 @@ void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
   }
 }
 
+/* Adds elements of src (of dtype) into row (of row_type), element by
+ * element; 0 when a sum was not exact in row_type. */
+static int add_into(nve_data_type_t row_type, unsigned char *row, nve_data_type_t dtype,
+                    const unsigned char *src, int64_t elements)
+{
+  int exact = 1;
+  if (row_type == NVE_DTYPE_FLOAT32 && dtype == NVE_DTYPE_FLOAT32) {
+    /* nc_dtype_decode and _encode without their dispatch, for the common case. */
+    for (int64_t k = 0; k < elements; k++) {
+      float a, b;
+      memcpy(&a, row + 4 * k, 4);
+      memcpy(&b, src + 4 * k, 4);
+      double sum = (double)a + (double)b;
+      float x = (float)sum;
+      memcpy(row + 4 * k, &x, 4);
+      exact &= (double)x == sum;
+    }
+    return exact;
+  }
+  int64_t row_width = nc_dtype_width(row_type), width = nc_dtype_width(dtype);
+  for (int64_t k = 0; k < elements; k++) {
+    double sum = nc_dtype_decode(row_type, row + row_width * k) +
+                 nc_dtype_decode(dtype, src + width * k);
+    exact &= nc_dtype_encode(row_type, sum, row + row_width * k);
+  }
+  return exact;
+}
+
 int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                          int64_t size, const void *updates, nve_data_type_t dtype)
 {
@@ -217,6 +263,7 @@ int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stri
   int64_t elements = size / width;
   if (elements * row_width > o->row)
     elements = o->row / row_width;
+  changed(o);
   o->batch++;
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
@@ -227,25 +274,20 @@ int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stri
     e->batch = o->batch;
     e->last = NC_ORACLE_OP_ACCUMULATE;
     const unsigned char *src = (const unsigned char *)updates + i * stride;
-    for (int c = 0; c < e->ncand; c++) {
-      unsigned char *row = e->rows + c * o->row;
-      for (int64_t k = 0; k < elements; k++) {
-        double sum = nc_dtype_decode(o->dtype, row + row_width * k) +
-                     nc_dtype_decode(dtype, src + width * k);
+    for (int c = 0; c < e->ncand; c++)
+      if (!add_into(o->dtype, e->rows + c * o->row, dtype, src, elements)) {
         /* A sum the table's type cannot hold exactly may be rounded in
          * more than one reasonable way: its bytes are not predicted. */
-        if (!nc_dtype_encode(o->dtype, sum, row + row_width * k)) {
-          e->any = 1;
-          e->ncand = 0;
-        }
+        e->any = 1;
+        e->ncand = 0;
       }
-    }
   }
   return 0;
 }
 
 void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys)
 {
+  changed(o);
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
     e->any = 0;
@@ -258,6 +300,7 @@ void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys)
 
 static void reset(nc_oracle *o, int all_unknown)
 {
+  changed(o);
   for (size_t i = 0; i < o->capacity; i++) {
     free(o->slots[i].rows);
     memset(&o->slots[i], 0, sizeof(entry));
@@ -272,6 +315,7 @@ void nc_oracle_forget_all(nc_oracle *o) { reset(o, 1); }
 
 void nc_oracle_forget(nc_oracle *o, int64_t n, const void *keys)
 {
+  changed(o);
   for (int64_t i = 0; i < n; i++) {
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
     e->any = 1;
@@ -283,6 +327,7 @@ void nc_oracle_forget(nc_oracle *o, int64_t n, const void *keys)
 nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, const void *bytes,
                                   int64_t size, int64_t *offset)
 {
+  last_match.o = NULL; /* it speaks of the latest check only */
   const entry *e = lookup(o, key);
   int any = e ? e->any : o->all_unknown;
   int ncand = e ? e->ncand : 0;
@@ -301,8 +346,15 @@ nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, cons
   int64_t best = -1;
   for (int c = 0; c < ncand; c++) {
     const unsigned char *want = e->rows + (size_t)c * (size_t)o->row, *got = bytes;
-    if (memcmp(want, got, (size_t)o->row) == 0)
+    if (memcmp(want, got, (size_t)o->row) == 0) {
+      if (ncand == 1) {
+        last_match.o = o;
+        last_match.version = o->version;
+        last_match.key = key;
+        last_match.bytes = bytes;
+      }
       return NC_ORACLE_OK;
+    }
     int64_t k = 0; /* where they part, for the report */
     while (k < o->row && want[k] == got[k])
       k++;
@@ -323,6 +375,10 @@ void nc_oracle_observe(nc_oracle *o, int64_t key, int hit, const void *bytes)
    * bytes are right. */
   if (!hit || !bytes || (!lookup(o, key) && !o->all_unknown))
     return;
+  if (last_match.o == o && last_match.version == o->version && last_match.key == key &&
+      last_match.bytes == bytes)
+    return; /* the key's only row, just compared equal */
+  changed(o);
   set_row(o, entry_for(o, key), bytes);
 }
 

@@ -23,6 +23,35 @@ static nve_status_t checked(const char *callback, nve_status_t s)
   return s;
 }
 
+/* Tables that said their buffers are HOST ones: only their hit_mask may
+ * be read here (a DEVICE table's is device memory), for the call log. */
+#define HOST_TABLES 16
+static _Atomic(const void *) host_tables[HOST_TABLES];
+
+static void note_location(const void *self, nve_buffer_location_t location)
+{
+  for (int i = 0; i < HOST_TABLES; i++) {
+    const void *was = self;
+    if (atomic_compare_exchange_strong(&host_tables[i], &was, NULL))
+      break; /* forgotten; added again below when still HOST */
+  }
+  if (location != NVE_BUFFER_LOCATION_HOST || !nc_call_log_on())
+    return;
+  for (int i = 0; i < HOST_TABLES; i++) {
+    const void *none = NULL;
+    if (atomic_compare_exchange_strong(&host_tables[i], &none, self))
+      return;
+  }
+}
+
+static int host_table(const void *self)
+{
+  for (int i = 0; i < HOST_TABLES; i++)
+    if (atomic_load(&host_tables[i]) == self)
+      return 1;
+  return 0;
+}
+
 nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
                                     nve_ext_table_factory_t *out, const char **out_error)
 {
@@ -69,6 +98,7 @@ void nc_call_set_services(const nc_plugin *p, const nve_ext_nve_services_t *svc)
 void nc_call_table_destroy(const nve_ext_table_t *t)
 {
   nc_device_watch_forget(t->self);
+  note_location(t->self, NVE_BUFFER_LOCATION_DEVICE); /* forgotten */
   nc_callback_enter("table destroy");
   t->ops->destroy(t->self);
   nc_callback_leave();
@@ -105,11 +135,23 @@ void nc_call_table_destroy(const nve_ext_table_t *t)
   nc_context_release(ctx);                                    \
   return s;
 
+/* The keys a find reported found, for the call log; -1 without a mask. */
+static int64_t hits_of(int64_t n, const uint64_t *hit_mask)
+{
+  if (!hit_mask || n <= 0)
+    return -1;
+  int64_t hits = 0;
+  for (int64_t w = 0; w < n / 64; w++)
+    hits += __builtin_popcountll(hit_mask[w]);
+  if (n % 64)
+    hits += __builtin_popcountll(hit_mask[n / 64] & ((1ull << (n % 64)) - 1));
+  return hits;
+}
+
 static nve_status_t find_once(const nve_ext_table_t *t, int64_t n, const void *keys,
                               uint64_t *hit_mask, int64_t value_stride, void *values,
                               int64_t *value_sizes)
 {
-  nc_call_log("find", n, value_stride, 0, 0);
   TABLE_BATCH_OP("find", NC_RULE_TBL_02, n, t->ops->find(t->self, ctx, n, keys, hit_mask, value_stride, values,
                                 value_sizes))
 }
@@ -126,6 +168,9 @@ nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
   }
   nve_status_t s = find_once(t, n, keys, hit_mask, value_stride, values, value_sizes);
   atomic_fetch_sub(&finds_now, 1);
+  if (nc_call_log_on()) /* after the call: how many rows it copied out */
+    nc_call_log_find(n, value_stride,
+                     s == NVE_SUCCESS && host_table(t->self) ? hits_of(n, hit_mask) : -1);
   return s;
 }
 
@@ -227,6 +272,7 @@ nve_buffer_location_t nc_call_location(const nve_ext_table_t *t)
   nve_buffer_location_t v = t->ops->preferred_buffer_location(t->self);
   nc_callback_leave();
   nc_device_watch_location(t->self, v);
+  note_location(t->self, v);
   return v;
 }
 
@@ -251,6 +297,7 @@ void nc_call_capabilities(const nve_ext_table_t *t, nc_table_caps *out)
   out->counter_hits = t->ops->lookup_counter_hits(t->self);
   nc_callback_leave();
   nc_device_watch_location(t->self, out->location);
+  note_location(t->self, out->location);
   nc_device_watch_device(t->self, out->device_id);
 }
 

@@ -146,6 +146,38 @@ static void test_opaque_rows(void **state)
 }
 
 /* What last changed a key, for charging a wrong answer to its op's rule. */
+/* Observing an answer right after it was checked: an answer equal to the
+ * key's row teaches nothing; one that differs (checked as wrong, observed
+ * to re-sync), or one of several candidates, pins the row, even when it
+ * sits at the address of an earlier right answer. */
+static void test_observe_after_check(void **state)
+{
+  (void)state;
+  nc_oracle *o = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 0, -1);
+  int64_t key = 9;
+  unsigned char rows[2 * ROW], answer[ROW];
+  row_of(1, 2, rows);
+  nc_oracle_insert(o, 1, &key, ROW, rows);
+  row_of(1, 2, answer);
+  assert_int_equal(nc_oracle_check(o, key, 1, answer, ROW, NULL), NC_ORACLE_OK);
+  nc_oracle_observe(o, key, 1, answer);
+  row_of(5, 6, answer); /* the same buffer, another answer */
+  assert_int_equal(nc_oracle_check(o, key, 1, answer, ROW, NULL), NC_ORACLE_WRONG_BYTES);
+  nc_oracle_observe(o, key, 1, answer);
+  assert_int_equal(check(o, key, 1, 5, 6), NC_ORACLE_OK);
+  assert_int_equal(check(o, key, 1, 1, 2), NC_ORACLE_WRONG_BYTES);
+  /* Two rows for one key in one batch: the one read back is pinned. */
+  int64_t twice[2] = {key, key};
+  row_of(7, 8, rows);
+  row_of(3, 4, rows + ROW);
+  nc_oracle_insert(o, 2, twice, ROW, rows);
+  row_of(3, 4, answer);
+  assert_int_equal(nc_oracle_check(o, key, 1, answer, ROW, NULL), NC_ORACLE_OK);
+  nc_oracle_observe(o, key, 1, answer);
+  assert_int_equal(check(o, key, 1, 7, 8), NC_ORACLE_WRONG_BYTES);
+  nc_oracle_free(o);
+}
+
 static void test_last_op(void **state)
 {
   (void)state;
@@ -183,6 +215,7 @@ int main(void)
       cmocka_unit_test(test_accumulate_erase_clear_forget),
       cmocka_unit_test(test_accumulate_into_narrow_rows),
       cmocka_unit_test(test_opaque_rows),
+      cmocka_unit_test(test_observe_after_check),
       cmocka_unit_test(test_last_op),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
