@@ -126,6 +126,11 @@ typedef struct nc_options {
    * (running 0), from the thread that runs it: with several jobs, calls
    * come from several threads at once. May be NULL; gets on_result_user. */
   void (*on_case_running)(void *user, const char *rule_id, int running);
+  /* The sandbox every case process runs in (README "A plugin is untrusted
+   * code"): 0 auto (when it can be set up here; the report says when it
+   * cannot), 1 required (a run where it cannot is incomplete: exit 3), 2
+   * off. */
+  int sandbox;
 } nc_options;
 
 void nc_options_init(nc_options *opt);
