@@ -40,7 +40,8 @@ const char *nc_sandbox_mode_name(int mode);
 /* What the sandbox holds back, in words, for the report. */
 #define NC_SANDBOX_WHAT                                                                     \
   "new session, no terminal; no capabilities, no_new_privs; seccomp denies ptrace, "       \
-  "process_vm_readv/writev, perf_event_open, bpf, keyctl, mount and namespace calls, "     \
+  "process_vm_writev, process_vm_readv (but of itself), perf_event_open, bpf, keyctl, "   \
+  "mount and namespace calls, "                                                             \
   "io_uring and AF_UNIX sockets; /proc of its own; read-only files but a private TMPDIR "  \
   "and the run's scratch; dies with the harness"
 
