@@ -97,6 +97,7 @@ static nc_config changed(void)
   cfg.sweep_k = 12;
   cfg.stress = 1;
   cfg.sanitize = 1;
+  cfg.sandbox = 2; /* off */
   cfg.cuda_asked = 2;
   cfg.sim_devices = 2;
   cfg.timeout_asked = 2.5;
@@ -158,6 +159,7 @@ static void test_every_option_reaches_the_line(void **state)
   assert_non_null(strstr(line, " --host-abi 1."));
   assert_non_null(strstr(line, " --schedule reverse "));
   assert_non_null(strstr(line, " --sanitize valgrind "));
+  assert_non_null(strstr(line, " --sandbox off "));
   free(line);
 }
 
