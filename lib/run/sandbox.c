@@ -31,10 +31,12 @@ int nc_sandbox_argv(const nc_sandbox *sb, char *const *argv, char **out, size_t 
 {
   size_t n = 0;
   if (sb && sb->on) {
-    if (max < 3 + 2 * sb->nrw)
+    if (max < 5 + 2 * sb->nrw)
       return -1;
     out[n++] = (char *)sb->launcher;
     out[n++] = NC_SANDBOX_ARG;
+    out[n++] = "--scratch";
+    out[n++] = (char *)sb->scratch;
     for (size_t i = 0; i < sb->nrw; i++) {
       out[n++] = "--rw";
       out[n++] = (char *)sb->rw[i];
@@ -61,11 +63,13 @@ static double now_ms(void)
  * then the case process ends. 0, or -1 with the launcher's reason. */
 static int probe(const nc_sandbox *sb, char *why, size_t len)
 {
-  char *argv[4 + 2 * NC_SANDBOX_MAX_RW];
+  char *argv[6 + 2 * NC_SANDBOX_MAX_RW];
   size_t n = 0;
   argv[n++] = (char *)sb->launcher;
   argv[n++] = NC_SANDBOX_ARG;
   argv[n++] = "--probe";
+  argv[n++] = "--scratch";
+  argv[n++] = (char *)sb->scratch;
   for (size_t i = 0; i < sb->nrw; i++) {
     argv[n++] = "--rw";
     argv[n++] = (char *)sb->rw[i];
@@ -143,7 +147,7 @@ static int probe(const nc_sandbox *sb, char *why, size_t len)
 }
 
 int nc_sandbox_begin(nc_sandbox *sb, int mode, int in_process, const char *launcher,
-                     const char *const *rw, char *err, size_t errlen)
+                     const char *scratch, const char *const *rw, char *err, size_t errlen)
 {
   memset(sb, 0, sizeof(*sb));
   sb->mode = mode;
@@ -161,12 +165,15 @@ int nc_sandbox_begin(nc_sandbox *sb, int mode, int in_process, const char *launc
     return 0;
   }
   snprintf(sb->launcher, sizeof(sb->launcher), "%s", launcher ? launcher : "");
+  snprintf(sb->scratch, sizeof(sb->scratch), "%s", scratch ? scratch : "");
   for (size_t i = 0; rw && rw[i] && sb->nrw < NC_SANDBOX_MAX_RW; i++)
     if (rw[i][0])
       snprintf(sb->rw[sb->nrw++], PATH_MAX, "%s", rw[i]);
   char why[512];
   if (!sb->launcher[0])
     snprintf(why, sizeof(why), "no case runner");
+  else if (!sb->scratch[0])
+    snprintf(why, sizeof(why), "no scratch directory for the cases (TMPDIR not writable?)");
   else if (probe(sb, why, sizeof(why)) == 0) {
     sb->on = 1;
     snprintf(sb->why, sizeof(sb->why), "on: own %s namespaces; %s",

@@ -5,7 +5,7 @@
  * The harness does not set it up itself: the case runner does, as its own
  * first step, when the harness starts it as
  *
- *   nve-conform-case --sandbox [--rw PATH]... -- PROGRAM ARGS...
+ *   nve-conform-case --sandbox --scratch DIR [--rw PATH]... -- PROGRAM ARGS...
  *
  * (a fresh single-threaded program, and never under valgrind even when the
  * harness is). That launcher becomes three processes:
@@ -19,9 +19,10 @@
  *               no_new_privs, the seccomp filter; execs PROGRAM
  *
  * The file system is read-only but for the case's scratch (a private
- * tmpfs on TMPDIR, or /tmp) and the --rw paths (the run's shared sweeps,
- * the sanitizer's reports, the call log); /dev holds the harmless devices
- * (and a GPU's), /dev/shm is private, /proc shows the namespace only. */
+ * tmpfs on DIR, which becomes its TMPDIR) and the --rw paths (the run's
+ * shared sweeps, the sanitizer's reports, the call log); /dev holds the
+ * harmless devices (and a GPU's), /dev/shm is private, /proc shows the
+ * namespace only. */
 #ifndef NC_SANDBOX_H
 #define NC_SANDBOX_H
 
@@ -43,7 +44,7 @@ const char *nc_sandbox_mode_name(int mode);
   "process_vm_writev, process_vm_readv (but of itself), perf_event_open, bpf, keyctl, "   \
   "mount and namespace calls, "                                                             \
   "io_uring and AF_UNIX sockets; /proc of its own; read-only files but a private TMPDIR "  \
-  "and the run's scratch; dies with the harness"
+  "and the run's shared sweeps; dies with the harness"
 
 #define NC_SANDBOX_MAX_RW 8
 
@@ -52,6 +53,7 @@ typedef struct nc_sandbox {
   int mode; /* nc_sandbox_mode asked */
   int on;   /* the cases run in it */
   char launcher[PATH_MAX];
+  char scratch[PATH_MAX]; /* each case's private tmpfs goes here (its TMPDIR) */
   char rw[NC_SANDBOX_MAX_RW][PATH_MAX];
   size_t nrw;
   char why[600]; /* on: what it holds back; off: why not */
@@ -59,11 +61,12 @@ typedef struct nc_sandbox {
 
 /* Decides the run's sandbox before any case: off when asked or under
  * --no-fork (in_process), else tries it once with the launcher (the case
- * runner) and the paths the cases must write (rw, NULL-terminated; ""
- * entries skipped). Returns 0 (on, or off with why), or -1 when
- * mode is required and it cannot be set up (err says why). */
+ * runner), the empty directory the cases' scratch is mounted on (scratch)
+ * and the paths the cases must write (rw, NULL-terminated; "" entries
+ * skipped). Returns 0 (on, or off with why), or -1 when mode is required
+ * and it cannot be set up (err says why). */
 int nc_sandbox_begin(nc_sandbox *sb, int mode, int in_process, const char *launcher,
-                     const char *const *rw, char *err, size_t errlen);
+                     const char *scratch, const char *const *rw, char *err, size_t errlen);
 
 /* argv for a case in the sandbox: the launcher's words, then argv
  * (copied as pointers; out holds at most max entries with the NULL).

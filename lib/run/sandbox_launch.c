@@ -34,7 +34,7 @@
 
 typedef struct launch {
   int probe;
-  char tmp[PATH_MAX];
+  char scratch[PATH_MAX]; /* the case's TMPDIR: a private tmpfs there */
   char rw[NC_SANDBOX_MAX_RW + 1][PATH_MAX];
   const char *rwp[NC_SANDBOX_MAX_RW + 1];
   size_t nrw;
@@ -96,6 +96,9 @@ static int parse(launch *l, int argc, char **argv)
   for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
     if (strcmp(argv[i], "--probe") == 0) {
       l->probe = 1;
+    } else if (strcmp(argv[i], "--scratch") == 0 && i + 1 < argc) {
+      if (!realpath(argv[++i], l->scratch))
+        return -1;
     } else if (strcmp(argv[i], "--rw") == 0 && i + 1 < argc && l->nrw < NC_SANDBOX_MAX_RW) {
       /* A file not there yet (the call log) is made, as the case would;
        * each path canonical, for the mounts. */
@@ -111,12 +114,9 @@ static int parse(launch *l, int argc, char **argv)
       return -1;
     }
   }
-  if (i >= argc)
+  if (i >= argc || !l->scratch[0])
     return -1;
   l->argv = argv + i + 1;
-  const char *tmp = getenv("TMPDIR");
-  if (!realpath(tmp && *tmp ? tmp : "/tmp", l->tmp))
-    snprintf(l->tmp, sizeof(l->tmp), "%s", tmp && *tmp ? tmp : "/tmp");
   nc_limits lim = {0, 4096, 0, 0};
   char ignored[200];
   nc_limits_parse(getenv("NVE_CONFORM_LIMITS"), &lim, ignored, sizeof(ignored));
@@ -191,6 +191,8 @@ static __attribute__((noreturn)) void be_case(const launch *l)
     nc_coverage_flush();
     _exit(0);
   }
+  if (setenv("TMPDIR", l->scratch, 1) != 0)
+    fail(l, "cannot set TMPDIR: %s", strerror(errno));
   extern char **environ;
   execve(l->argv[0], l->argv, environ);
   fail(l, "cannot start %s: %s", l->argv[0], strerror(errno));
@@ -207,7 +209,7 @@ static __attribute__((noreturn)) void be_init(const launch *l, int status_fd)
     _exit(0); /* the relay died before the line above: nobody to work for */
   prctl(PR_SET_DUMPABLE, 0); /* no case opens its memory or descriptors */
   char why[600];
-  if (nc_sandbox_mounts(l->tmp, l->rwp, l->nrw, l->scratch_mib, why, sizeof(why)) != 0)
+  if (nc_sandbox_mounts(l->scratch, l->rwp, l->nrw, l->scratch_mib, why, sizeof(why)) != 0)
     fail(l, "%s", why);
   pid_t the_case = fork();
   if (the_case < 0)
@@ -243,7 +245,8 @@ int nc_sandbox_launch(int argc, char **argv)
 {
   launch l;
   if (parse(&l, argc, argv) != 0 || (!l.probe && !l.argv[0])) {
-    fprintf(stderr, "usage: nve-conform-case --sandbox [--probe] [--rw PATH]... -- PROGRAM "
+    fprintf(stderr, "usage: nve-conform-case --sandbox [--probe] --scratch DIR [--rw PATH]... -- "
+                    "PROGRAM "
                     "ARGS... (started by nve-conform; not meant to be run by hand)\n");
     return 2;
   }

@@ -120,7 +120,7 @@ static int under(const char *path, const char *dir)
 static int put_back(tree *t, size_t n, const char *covered, char *why, size_t len)
 {
   for (size_t i = 0; i < n; i++) {
-    if (under(t[i].path, covered) && make_mount_point(covered, &t[i]) != 0)
+    if (covered && under(t[i].path, covered) && make_mount_point(covered, &t[i]) != 0)
       return failed(why, len, "cannot make the mount point", t[i].path);
     if (put_tree(t[i].fd, t[i].path) != 0)
       return failed(why, len, "move_mount onto", t[i].path);
@@ -183,7 +183,7 @@ static int make_dev(tree *d, size_t n, long mib, char *why, size_t len)
   return mount_tmpfs("/dev/shm", 01777, mib, why, len);
 }
 
-int nc_sandbox_mounts(const char *tmp, const char *const *rw, size_t nrw, long scratch_mib,
+int nc_sandbox_mounts(const char *scratch, const char *const *rw, size_t nrw, long scratch_mib,
                       char *why, size_t len)
 {
   tree keep[MAX_RW], dev[MAX_DEVICES];
@@ -194,26 +194,28 @@ int nc_sandbox_mounts(const char *tmp, const char *const *rw, size_t nrw, long s
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
     return failed(why, len, "cannot make private the mounts of", "/");
   struct stat st;
-  if (stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode) || strcmp(tmp, "/") == 0) {
-    snprintf(why, len, "the scratch directory %s is not a directory of its own", tmp);
+  if (stat(scratch, &st) != 0 || !S_ISDIR(st.st_mode) || strcmp(scratch, "/") == 0) {
+    snprintf(why, len, "the scratch directory %s is not a directory of its own", scratch);
     return -1;
   }
   for (size_t i = 0; i < nrw; i++)
     if (clone_into(&keep[i], rw[i], why, len) != 0)
       return -1;
   size_t ndev = clone_devices(dev, MAX_DEVICES);
-  /* The case's scratch: what it writes to TMPDIR is its own, and gone
-   * with it; the run's shared paths in there are put back. */
-  if (mount_tmpfs(tmp, st.st_mode & 07777, scratch_mib, why, len) != 0 ||
-      put_back(keep, nrw, tmp, why, len) != 0 || make_dev(dev, ndev, scratch_mib, why, len) != 0)
+  /* The writable paths as mounts of their own (over themselves), then the
+   * case's scratch: its TMPDIR, its own, gone with it. TMPDIR itself stays
+   * readable (a plugin may live there), as everything else, read-only. */
+  if (put_back(keep, nrw, NULL, why, len) != 0 ||
+      mount_tmpfs(scratch, 0700, scratch_mib, why, len) != 0 ||
+      make_dev(dev, ndev, scratch_mib, why, len) != 0)
     return -1;
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
     return failed(why, len, "cannot mount a proc of the namespace on", "/proc");
   /* Everything read-only, then the writable ones writable again. */
   if (set_attr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0) != 0)
     return failed(why, len, "mount_setattr (Linux 5.12 or later) read-only on", "/");
-  if (set_attr(tmp, 0, 0, MOUNT_ATTR_RDONLY) != 0)
-    return failed(why, len, "mount_setattr writable on", tmp);
+  if (set_attr(scratch, 0, 0, MOUNT_ATTR_RDONLY) != 0)
+    return failed(why, len, "mount_setattr writable on", scratch);
   if (set_attr("/dev/shm", 0, 0, MOUNT_ATTR_RDONLY) != 0)
     return failed(why, len, "mount_setattr writable on", "/dev/shm");
   for (size_t i = 0; i < nrw; i++)

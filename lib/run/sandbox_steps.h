@@ -7,11 +7,11 @@
 #include <stddef.h>
 
 /* In the init (PID 1 of the new namespaces): the mount namespace made
- * private, a fresh tmpfs on tmp (the case's scratch), the rw paths
- * writable at their own paths, a /dev of harmless devices (and a GPU's)
+ * private, the rw paths writable at their own paths, a fresh tmpfs on
+ * scratch (the case's TMPDIR), a /dev of harmless devices (and a GPU's)
  * with a private /dev/shm, a /proc of the namespace, and everything else
  * read-only. scratch_mib bounds each tmpfs. */
-int nc_sandbox_mounts(const char *tmp, const char *const *rw, size_t nrw, long scratch_mib,
+int nc_sandbox_mounts(const char *scratch, const char *const *rw, size_t nrw, long scratch_mib,
                       char *why, size_t len);
 
 /* In the case, just before exec: a new session without a terminal, every

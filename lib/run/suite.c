@@ -171,7 +171,8 @@ static void remove_cache(const char *dir)
       continue;
     char path[PATH_MAX + 256];
     snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-    unlink(path);
+    if (unlink(path) != 0 && errno == EISDIR)
+      rmdir(path); /* the cases' TMPDIR mount point, empty here */
   }
   if (d)
     closedir(d);
@@ -619,8 +620,16 @@ static void begin_sandbox(run_state *rs, const nc_config *cfg)
   nc_report *r = rs->report;
   const char *log = getenv("NVE_CONFORM_CALL_LOG"), *cov = nc_coverage_dir();
   const char *rw[] = {cfg->cache_dir, rs->san.dir, log ? log : "", cov ? cov : "", NULL};
+  /* Where each case's private TMPDIR is mounted: in the run's scratch, so
+   * that it goes with it (TMPDIR itself stays readable: plugins live there). */
+  char scratch[PATH_MAX + 16] = "";
+  if (cfg->cache_dir[0] && !cfg->no_fork && cfg->sandbox != NC_SANDBOX_OFF) {
+    snprintf(scratch, sizeof(scratch), "%s/case-tmp", cfg->cache_dir);
+    if (mkdir(scratch, 0700) != 0)
+      scratch[0] = '\0';
+  }
   char err[800];
-  if (nc_sandbox_begin(&rs->sandbox, cfg->sandbox, cfg->no_fork, rs->runner, rw, err,
+  if (nc_sandbox_begin(&rs->sandbox, cfg->sandbox, cfg->no_fork, rs->runner, scratch, rw, err,
                        sizeof(err)) != 0 &&
       !r->error) {
     r->error = strdup(err);
