@@ -126,9 +126,9 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
                                     "%g s, outside %g to %g s",
                                  getenv("NVE_CONFORM_TIMEOUT_MULTIPLIER"), cfg->timeout_asked,
                                  scaled, NC_MIN_TIMEOUT_S, NC_MAX_TIMEOUT_S);
-  r->sandbox_mode = nc_sandbox_mode_name(opt->sandbox);
   if (opt->sandbox < NC_SANDBOX_AUTO || opt->sandbox > NC_SANDBOX_OFF)
     return nc_report_usage_error(r, "unknown sandbox mode %d", opt->sandbox);
+  r->sandbox_mode = nc_sandbox_mode_name(opt->sandbox);
   if (opt->sandbox == NC_SANDBOX_REQUIRED && opt->no_fork)
     return nc_report_usage_error(r, "--sandbox required runs every case in a sandbox, in a "
                                     "process of its own: not with --no-fork");
