@@ -15,6 +15,7 @@
 #include "plugin/nve_plugin_common.h"
 #include "pool.h"
 #include "run_config.h"
+#include "sandbox.h"
 #include "sanitize.h"
 
 #define TEXT(x) #x
@@ -113,6 +114,14 @@ const nc_cli_option nc_cli_options[] = {
      "error whose stack reaches into the plugin fails the rule whose case ran, or the table "
      "op's rule when another case made the call. The rules a tool cannot run are SKIP with the "
      "reason (see README)."},
+    {"sandbox", 0, "MODE", NC_ARG_WORD, 0, 0, nc_sandbox_mode_name, OPT(sandbox), DRIVING,
+     "Run every case process in a sandbox ({words}; default auto): its own PID, mount, IPC and "
+     "network namespaces (a user namespace where not root), a session without a terminal, no "
+     "capabilities, no_new_privs, a seccomp filter against ptrace and other processes' "
+     "memory, a /proc of its own and read-only files but a private TMPDIR, so that a plugin "
+     "cannot reach nve-conform or the machine. auto: when it can be set up here, else the "
+     "report says why not; required: a run where it cannot is an error (exit 3); off: for "
+     "debugging."},
     {"sweep-k", 0, "K", NC_ARG_LONG, 1, NC_MAX_SWEEP_K, NULL, OPT(sweep_k), DRIVING,
      "Run only step K ({range}) of the allocation-failure sweeps (reproduction lines use it)."},
     {"jobs", 'j', "N", NC_ARG_INT, 1, NC_MAX_JOBS, NULL, OPT(jobs), DRIVING,

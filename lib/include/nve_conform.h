@@ -136,6 +136,11 @@ typedef struct nc_options {
   /* A directory for the C reproducers of the explorer's failures (made
    * when missing); NULL: none are written. */
   const char *repro_dir;
+  /* The sandbox every case process runs in (README "A plugin is untrusted
+   * code"): 0 auto (when it can be set up here; the report says when it
+   * cannot), 1 required (a run where it cannot is incomplete: exit 3), 2
+   * off. */
+  int sandbox;
 } nc_options;
 
 /* The values of nc_options.effort. */

@@ -266,6 +266,7 @@ void nc_report_free(nc_report *r)
   free(r->waivers_path);
   free(r->baseline_path);
   free(r->cuda);
+  free(r->sandbox);
   free(r->refusal);
   for (size_t i = 0; i < r->nneeded; i++)
     free(r->needed[i]);

@@ -122,6 +122,12 @@ struct nc_report {
   int gate_problems; /* unused, expired or refused waivers: fail under strict */
   char *waivers_path, *baseline_path;
   char *cuda; /* the CUDA runtime the cases used */
+  /* The cases' sandbox: the mode asked ("auto", "required", "off"),
+   * whether the cases ran in it, and what it held back or why it was off
+   * (NULL: the run did not get that far). */
+  const char *sandbox_mode;
+  int sandbox_on;
+  char *sandbox;
   /* The run's root cause when its config was refused: "factory creation
    * with config {...}: status 3 (message)", from the first case blocked by
    * it; NULL otherwise. */

@@ -98,6 +98,7 @@ static void header(nc_strbuf *b, const nc_report *r)
               {"name", r->plugin_name},     {"author", r->plugin_author},
               {"mode", r->plugin_mode},     {"built for ABI", r->plugin_abi},
               {"accepted by", r->accepting_hosts}, {"CUDA runtime", r->cuda},
+              {"sandbox", r->sandbox},
               {"command", r->command_line},
               {"started", r->started_at}};
   for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {

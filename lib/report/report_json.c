@@ -60,6 +60,10 @@ static cJSON *header_json(const nc_report *r)
   cJSON_AddBoolToObject(opt, "no_fork", r->no_fork);
   cJSON_AddBoolToObject(opt, "strict", r->strict);
   cJSON_AddStringToObject(opt, "sanitize", r->sanitize ? r->sanitize : "none");
+  cJSON *sandbox = cJSON_AddObjectToObject(h, "sandbox");
+  cJSON_AddStringToObject(sandbox, "mode", r->sandbox_mode ? r->sandbox_mode : "auto");
+  cJSON_AddBoolToObject(sandbox, "on", r->sandbox_on);
+  add_string(sandbox, "detail", r->sandbox);
   char seed[32];
   snprintf(seed, sizeof(seed), "%llu", (unsigned long long)r->seed);
   cJSON_AddStringToObject(h, "seed", seed); /* a string: JSON numbers lose 64-bit precision */

@@ -105,6 +105,16 @@ static void put_case(nc_strbuf *b, const nc_report *r, const nc_result *res)
   nc_strbuf_puts(b, "    </testcase>\n");
 }
 
+/* The run's header that CI shows with each suite: its sandbox. */
+static void put_properties(nc_strbuf *b, const nc_report *r)
+{
+  nc_strbuf_puts(b, "    <properties>\n      <property name=\"sandbox\" value=\"");
+  nc_strbuf_put_xml(b, r->sandbox ? r->sandbox : "not set up: the run did not happen");
+  nc_strbuf_puts(b, "\"/>\n      <property name=\"sandbox-mode\" value=\"");
+  nc_strbuf_put_xml(b, r->sandbox_mode ? r->sandbox_mode : "auto");
+  nc_strbuf_puts(b, "\"/>\n    </properties>\n");
+}
+
 int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_t errlen)
 {
   nc_strbuf b = {0};
@@ -118,8 +128,9 @@ int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_
                    count_element(r, 0, n, "skipped"), r->seconds);
   if (r->error) {
     /* No run happened: one errored testcase says why, so CI shows it. */
-    nc_strbuf_puts(&b, "  <testsuite name=\"nve-conform\" tests=\"1\" errors=\"1\">\n"
-                       "    <testcase classname=\"nve-conform\" name=\"run\">\n"
+    nc_strbuf_puts(&b, "  <testsuite name=\"nve-conform\" tests=\"1\" errors=\"1\">\n");
+    put_properties(&b, r);
+    nc_strbuf_puts(&b, "    <testcase classname=\"nve-conform\" name=\"run\">\n"
                        "      <error message=\"");
     nc_strbuf_put_xml(&b, r->error);
     nc_strbuf_puts(&b, "\"/>\n    </testcase>\n  </testsuite>\n");
@@ -138,6 +149,7 @@ int nc_report_write_junit(const nc_report *r, const char *path, char *err, size_
                      "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
                      "time=\"%.3f\">\n",
                      end - i, nfail, nerr, nskip, secs);
+    put_properties(&b, r);
     for (; i < end; i++)
       put_case(&b, r, &r->results[i]);
     nc_strbuf_puts(&b, "  </testsuite>\n");

@@ -75,6 +75,13 @@ int nc_report_write_sarif(const nc_report *r, const char *path, char *err, size_
   cJSON_AddStringToObject(driver, "semanticVersion", NC_HARNESS_VERSION_STRING);
   cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
   cJSON *results = cJSON_AddArrayToObject(run, "results");
+  cJSON *sandbox = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "properties"), "sandbox");
+  cJSON_AddStringToObject(sandbox, "mode", r->sandbox_mode ? r->sandbox_mode : "auto");
+  cJSON_AddBoolToObject(sandbox, "on", r->sandbox_on);
+  if (r->sandbox)
+    cJSON_AddStringToObject(sandbox, "detail", r->sandbox);
+  else
+    cJSON_AddNullToObject(sandbox, "detail");
   for (size_t i = 0; i < r->nresults; i++) {
     const nc_result *res = &r->results[i];
     cJSON *rule = cJSON_CreateObject();

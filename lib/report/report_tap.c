@@ -37,6 +37,11 @@ int nc_report_write_tap(const nc_report *r, const char *path, char *err, size_t 
   } else {
     nc_strbuf_printf(&b, "1..%zu\n", r->nresults);
   }
+  if (r->sandbox) { /* one line: the text has none of its own */
+    nc_strbuf_printf(&b, "# sandbox (--sandbox %s): ", r->sandbox_mode ? r->sandbox_mode : "auto");
+    nc_strbuf_puts(&b, r->sandbox);
+    nc_strbuf_puts(&b, "\n");
+  }
   for (size_t i = 0; !r->error && i < r->nresults; i++) {
     const nc_result *res = &r->results[i];
     /* A MUST rule nothing tested is not a pass: not ok, no directive. */

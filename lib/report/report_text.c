@@ -57,6 +57,8 @@ static void print_header(const nc_report *r, FILE *out)
           (unsigned long long)r->seed, r->timeout_s, r->no_fork ? ", no fork" : "");
   if (r->cuda)
     fprintf(out, "cuda     %s\n", r->cuda);
+  if (r->sandbox)
+    fprintf(out, "sandbox  %s\n", r->sandbox);
   if (r->sanitize && strcmp(r->sanitize, "none") != 0)
     fprintf(out, "sanitize %s: every case under it, time limits x%g; memory errors in plugin "
                  "code fail the rule whose case ran\n",

@@ -11,6 +11,7 @@
 #include "contain.h"
 #include "plugin/nve_plugin_common.h"
 #include "reproduce.h"
+#include "sandbox.h"
 #include "sanitize.h"
 #include "strbuf.h"
 
@@ -74,6 +75,7 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
   cfg->no_fork = opt->no_fork;
   cfg->evidence_all = opt->evidence_all;
   cfg->sanitize = opt->sanitize;
+  cfg->sandbox = opt->sandbox;
   double mult = timeout_multiplier();
   cfg->timeout_asked = opt->timeout_s > 0 ? opt->timeout_s : NC_DEFAULT_TIMEOUT_S;
   cfg->timeout_s = cfg->timeout_asked * (mult > 0 ? mult : 1) * BUILD_TIMEOUT_FACTOR *
@@ -127,6 +129,12 @@ int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
                                     "%g s, outside %g to %g s",
                                  getenv("NVE_CONFORM_TIMEOUT_MULTIPLIER"), cfg->timeout_asked,
                                  scaled, NC_MIN_TIMEOUT_S, NC_MAX_TIMEOUT_S);
+  if (opt->sandbox < NC_SANDBOX_AUTO || opt->sandbox > NC_SANDBOX_OFF)
+    return nc_report_usage_error(r, "unknown sandbox mode %d", opt->sandbox);
+  r->sandbox_mode = nc_sandbox_mode_name(opt->sandbox);
+  if (opt->sandbox == NC_SANDBOX_REQUIRED && opt->no_fork)
+    return nc_report_usage_error(r, "--sandbox required runs every case in a sandbox, in a "
+                                    "process of its own: not with --no-fork");
   if (opt->sanitize < NC_SANITIZE_NONE || opt->sanitize > NC_SANITIZE_ASAN)
     return nc_report_usage_error(r, "unknown sanitize mode %d", opt->sanitize);
   if (opt->sanitize && opt->no_fork)

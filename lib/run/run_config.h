@@ -50,6 +50,7 @@ typedef struct nc_config {
   int cuda_mode;  /* nc_cuda_mode, resolved (AUTO becomes REAL or SIM) */
   int cuda_asked; /* the mode the options asked for (for reproduce lines) */
   int sim_devices;
+  int sandbox; /* nc_sandbox_mode asked (the parent sets the sandbox up) */
 } nc_config;
 
 /* The word of an NC_EFFORT_* value (--effort), "?" for others. */

@@ -9,6 +9,7 @@
 
 #include "cuda.h"
 #include "plugin/nve_plugin_common.h"
+#include "sandbox.h"
 #include "sanitize.h"
 
 static const char *schedule_word(int v) { return nc_schedule_name((nc_schedule)v); }
@@ -44,6 +45,7 @@ const nc_setting nc_settings[] = {
     OPTION("cuda_asked", NC_SET_INT, cuda_asked, "cuda", NULL, NC_CUDA_AUTO, cuda_word),
     OPTION("sim_devices", NC_SET_INT, sim_devices, "sim-devices", NULL, NC_DEFAULT_SIM_DEVICES,
            NULL),
+    OPTION("sandbox", NC_SET_INT, sandbox, "sandbox", NULL, NC_SANDBOX_AUTO, nc_sandbox_mode_name),
     OPTION("profile_path", NC_SET_OPT_TEXT, profile_path, "profile", NULL, 0, NULL),
     /* --timeout as asked: the multipliers apply again when the line runs. */
     OPTION("timeout_asked", NC_SET_DOUBLE, timeout_asked, "timeout", NULL, NC_DEFAULT_TIMEOUT_S,

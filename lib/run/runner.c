@@ -63,8 +63,8 @@ static void remove_scratch(void)
         unsigned short reclen;
         memcpy(&reclen, buf + at + 16, sizeof(reclen));
         const char *name = buf + at + 19;
-        if (name[0] != '.')
-          unlinkat(dir, name, 0);
+        if (name[0] != '.' && unlinkat(dir, name, 0) != 0)
+          unlinkat(dir, name, AT_REMOVEDIR); /* the cases' TMPDIR mount point */
         at += reclen;
       }
     close(dir);

@@ -25,6 +25,7 @@
 #include "case_table.h"
 #include "config_io.h"
 #include "contain.h"
+#include "coverage.h"
 #include "cuda.h"
 #include "atomic_file.h"
 #include "gate.h"
@@ -36,6 +37,7 @@
 #include "repro_out.h"
 #include "reproduce.h"
 #include "runner.h"
+#include "sandbox.h"
 #include "sanitize.h"
 #include "sha256.h"
 #include "suite.h"
@@ -170,7 +172,8 @@ static void remove_cache(const char *dir)
       continue;
     char path[PATH_MAX + 256];
     snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-    unlink(path);
+    if (unlink(path) != 0 && errno == EISDIR)
+      rmdir(path); /* the cases' TMPDIR mount point, empty here */
   }
   if (d)
     closedir(d);
@@ -192,6 +195,7 @@ typedef struct run_state {
   char jobs_note[300];    /* why fewer jobs ran at once than asked */
   nc_observations observations;
   nc_sanitizer san;       /* --sanitize: the tool and its reports */
+  nc_sandbox sandbox;     /* what every case process runs in */
 } run_state;
 
 /* The waivers and the baseline, read and checked before any case runs. */
@@ -346,14 +350,18 @@ static void spawn_case_now(const run_state *rs, case_job *job)
     /* Under --sanitize: the tool's command line around the runner's, and
      * the environment it needs. */
     char *tool_argv[16], *env[3], argbuf[PATH_MAX + 64], envbuf[2 * PATH_MAX + 256];
+    /* ... and in the sandbox, the launcher's in front of both. */
+    char *case_argv[16 + 3 + 2 * NC_SANDBOX_MAX_RW];
     nc_sanitize_env(&rs->san, nc_rule_text(job->rule), env, envbuf, sizeof(envbuf));
     if (nc_sanitize_argv(&rs->san, nc_rule_text(job->rule), argv, tool_argv, 16, argbuf,
-                         sizeof(argbuf)) != 0) {
+                         sizeof(argbuf)) != 0 ||
+        nc_sandbox_argv(&rs->sandbox, tool_argv, case_argv,
+                        sizeof(case_argv) / sizeof(case_argv[0])) != 0) {
       job->rc = -1;
       snprintf(job->err, sizeof(job->err), "the tool's command line does not fit");
       return;
     }
-    job->rc = nc_run_program(tool_argv, env, rs->config_fd, cfg->timeout_s, &job->cr, job->err,
+    job->rc = nc_run_program(case_argv, env, rs->config_fd, cfg->timeout_s, &job->cr, job->err,
                              sizeof(job->err));
   } else { /* --no-fork: here, for debugging */
     in_process_case j = {cfg, job->rule, job->probe};
@@ -604,6 +612,35 @@ nc_report *nc_run_cases(const nc_options *caller)
   return r;
 }
 
+/* The cases' sandbox, tried once: what the cases must write stays
+ * writable (the shared sweeps, the tool's reports, the call log, a
+ * coverage build's counters). Where it cannot be set up, auto says so in
+ * the report and required makes the run an error. */
+static void begin_sandbox(run_state *rs, const nc_config *cfg)
+{
+  nc_report *r = rs->report;
+  const char *log = getenv("NVE_CONFORM_CALL_LOG"), *cov = nc_coverage_dir();
+  const char *rw[] = {cfg->cache_dir, rs->san.dir, log ? log : "", cov ? cov : "", NULL};
+  /* Where each case's private TMPDIR is mounted: in the run's scratch, so
+   * that it goes with it (TMPDIR itself stays readable: plugins live there). */
+  char scratch[PATH_MAX + 16] = "";
+  if (cfg->cache_dir[0] && !cfg->no_fork && cfg->sandbox != NC_SANDBOX_OFF) {
+    snprintf(scratch, sizeof(scratch), "%s/case-tmp", cfg->cache_dir);
+    if (mkdir(scratch, 0700) != 0)
+      scratch[0] = '\0';
+  }
+  char err[800];
+  if (nc_sandbox_begin(&rs->sandbox, cfg->sandbox, cfg->no_fork, rs->runner, scratch, rw, err,
+                       sizeof(err)) != 0 &&
+      !r->error) {
+    r->error = strdup(err);
+    r->harness_error = 1;
+  }
+  r->sandbox_on = rs->sandbox.on;
+  free(r->sandbox);
+  r->sandbox = strdup(rs->sandbox.why);
+}
+
 /* The run's shared scratch: the directory the failure sweeps share, the
  * subreaper that adopts what cases leave behind, and the configuration
  * the runners read, sealed: no case (no plugin) can change what the next
@@ -629,6 +666,7 @@ static void begin_run(run_state *rs, nc_config *cfg)
                                    "memfd): %s", strerror(errno));
     rs->report->harness_error = 1;
   }
+  begin_sandbox(rs, cfg);
 }
 
 /* The probe: SYM-06's case, continued through the host's loader. What it

@@ -6,5 +6,8 @@
 #define NC_COVERAGE_H
 
 void nc_coverage_flush(void);
+/* Where the counters are written (the build tree), which a sandboxed
+ * case must be able to write; NULL outside coverage builds. */
+const char *nc_coverage_dir(void);
 
 #endif

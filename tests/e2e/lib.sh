@@ -17,6 +17,12 @@ mkdir "$WORK/tmp"
 TMPDIR="$WORK/tmp"
 export TMPDIR
 
+# sandbox_available: whether the cases' sandbox can be set up here (one
+# rule run with --sandbox required).
+sandbox_available() {
+  "$NC" --sandbox required --rule SYM-01 "$REFERENCE" >/dev/null 2>&1
+}
+
 ok() { tap_count=$((tap_count + 1)); echo "ok - $*"; }
 not_ok() { tap_count=$((tap_count + 1)); tap_failed=$((tap_failed + 1)); echo "not ok - $*"; }
 diag() { sed 's/^/# /'; }

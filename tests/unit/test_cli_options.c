@@ -80,6 +80,14 @@ static void test_words_lists_and_flags(void **state)
   assert_true(nc_cli_given(&c, "color"));
   expect_error("--color sometimes p.so", "auto, never or always");
   expect_error("--sanitize bogus p.so", "none, valgrind or asan");
+  parse_line(&c, "p.so");
+  assert_int_equal(c.opt.sandbox, 0); /* auto by default */
+  parse_line(&c, "--sandbox required p.so");
+  assert_null(c.error);
+  assert_int_equal(c.opt.sandbox, 1);
+  parse_line(&c, "--sandbox off p.so");
+  assert_int_equal(c.opt.sandbox, 2);
+  expect_error("--sandbox maybe p.so", "auto, required or off");
   expect_error("-r , p.so", "needs a rule or family name");
   expect_error("--timeout", "needs an argument");
   expect_error("--bogus p.so", "unknown option '--bogus'");

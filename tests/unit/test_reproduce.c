@@ -99,6 +99,7 @@ static nc_config changed(void)
   cfg.effort = NC_EFFORT_DEEP;
   cfg.budget_s = 2.5;
   cfg.sanitize = 1;
+  cfg.sandbox = 2; /* off */
   cfg.cuda_asked = 2;
   cfg.sim_devices = 2;
   cfg.timeout_asked = 2.5;
@@ -162,6 +163,7 @@ static void test_every_option_reaches_the_line(void **state)
   assert_non_null(strstr(line, " --sanitize valgrind "));
   assert_non_null(strstr(line, " --effort deep "));
   assert_non_null(strstr(line, " --budget 2.5 "));
+  assert_non_null(strstr(line, " --sandbox off "));
   free(line);
 }
 

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The case's view of the file system (sandbox_steps.h): built in the
+ * init's new mount namespace with the kernel's mount API (Linux 5.12 or
+ * later: open_tree, move_mount, mount_setattr), so that the paths that stay
+ * writable are cloned before anything covers them and the rest is made
+ * read-only in one call, submounts included. */
+#define _GNU_SOURCE
+#include "sandbox_steps.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#define MOUNT_ATTR_NOSUID 0x00000002
+struct mount_attr {
+  uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+#endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+
+#if defined(SYS_open_tree) && defined(SYS_move_mount) && defined(SYS_mount_setattr)
+static int clone_tree(const char *path)
+{
+  return (int)syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | O_CLOEXEC);
+}
+static int put_tree(int fd, const char *path)
+{
+  return (int)syscall(SYS_move_mount, fd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+}
+static int set_attr(const char *path, unsigned flags, uint64_t set, uint64_t clr)
+{
+  struct mount_attr a = {.attr_set = set, .attr_clr = clr};
+  return (int)syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &a, sizeof(a));
+}
+#else
+static int clone_tree(const char *path) { (void)path; errno = ENOSYS; return -1; }
+static int put_tree(int fd, const char *path) { (void)fd; (void)path; errno = ENOSYS; return -1; }
+static int set_attr(const char *path, unsigned flags, uint64_t set, uint64_t clr)
+{
+  (void)path, (void)flags, (void)set, (void)clr;
+  errno = ENOSYS;
+  return -1;
+}
+#endif
+
+/* The devices a case may open: the harmless ones, and a GPU's. */
+static const char *const plain_devices[] = {"null", "zero", "full", "random", "urandom", "tty"};
+#define MAX_DEVICES 48
+#define MAX_RW 8
+
+typedef struct tree {
+  char path[4096];
+  int fd;  /* its clone, before anything covers it */
+  int dir; /* a directory (else a file) */
+} tree;
+
+static int failed(char *why, size_t len, const char *what, const char *path)
+{
+  snprintf(why, len, "%s %s: %s", what, path, strerror(errno));
+  return -1;
+}
+
+static int clone_into(tree *t, const char *path, char *why, size_t len)
+{
+  struct stat st;
+  snprintf(t->path, sizeof(t->path), "%s", path);
+  if (stat(path, &st) != 0)
+    return failed(why, len, "cannot find", path);
+  t->dir = S_ISDIR(st.st_mode);
+  t->fd = clone_tree(path);
+  return t->fd < 0 ? failed(why, len, "open_tree (Linux 5.2 or later) of", path) : 0;
+}
+
+/* Each directory of path below the mount point at, made in the new
+ * tmpfs; then path itself, as a directory or an empty file. */
+static int make_mount_point(const char *at, const tree *t)
+{
+  char p[4096];
+  snprintf(p, sizeof(p), "%s", t->path);
+  for (char *s = p + strlen(at) + 1; (s = strchr(s, '/')) != NULL; s++) {
+    *s = '\0';
+    if (mkdir(p, 0700) != 0 && errno != EEXIST)
+      return -1;
+    *s = '/';
+  }
+  if (t->dir)
+    return mkdir(p, 0700) != 0 && errno != EEXIST ? -1 : 0;
+  int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return -1;
+  close(fd);
+  return 0;
+}
+
+static int under(const char *path, const char *dir)
+{
+  size_t n = strlen(dir);
+  return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* Puts each tree back at its own path (making the mount point when what
+ * held it is covered now). */
+static int put_back(tree *t, size_t n, const char *covered, char *why, size_t len)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (covered && under(t[i].path, covered) && make_mount_point(covered, &t[i]) != 0)
+      return failed(why, len, "cannot make the mount point", t[i].path);
+    if (put_tree(t[i].fd, t[i].path) != 0)
+      return failed(why, len, "move_mount onto", t[i].path);
+    close(t[i].fd);
+    t[i].fd = -1;
+  }
+  return 0;
+}
+
+static int mount_tmpfs(const char *where, unsigned mode, long mib, char *why, size_t len)
+{
+  char data[64];
+  snprintf(data, sizeof(data), "mode=%o,size=%ldm", mode, mib > 0 ? mib : 4096);
+  if (mount("nve-conform", where, "tmpfs", MS_NOSUID | MS_NODEV, data) != 0)
+    return failed(why, len, "cannot mount a tmpfs on", where);
+  return 0;
+}
+
+/* The devices of /dev the case keeps, cloned: the plain ones and a GPU's
+ * (nvidia*, nvidia-caps). */
+static size_t clone_devices(tree *d, size_t max)
+{
+  size_t n = 0;
+  char path[300];
+  for (size_t i = 0; i < sizeof(plain_devices) / sizeof(plain_devices[0]) && n < max; i++) {
+    snprintf(path, sizeof(path), "/dev/%s", plain_devices[i]);
+    char ignored[8];
+    if (access(path, F_OK) == 0 && clone_into(&d[n], path, ignored, sizeof(ignored)) == 0)
+      n++;
+  }
+  DIR *dir = opendir("/dev");
+  for (struct dirent *e; dir && (e = readdir(dir)) != NULL && n < max;) {
+    if (strncmp(e->d_name, "nvidia", 6) != 0)
+      continue;
+    snprintf(path, sizeof(path), "/dev/%s", e->d_name);
+    char ignored[8];
+    if (clone_into(&d[n], path, ignored, sizeof(ignored)) == 0)
+      n++;
+  }
+  if (dir)
+    closedir(dir);
+  return n;
+}
+
+/* /dev: a read-only tmpfs with the kept devices, the usual links into
+ * /proc/self/fd and a private /dev/shm. */
+static int make_dev(tree *d, size_t n, long mib, char *why, size_t len)
+{
+  if (mount_tmpfs("/dev", 0755, 1, why, len) != 0 || put_back(d, n, "/dev", why, len) != 0)
+    return -1;
+  static const char *const links[][2] = {{"/dev/fd", "/proc/self/fd"},
+                                         {"/dev/stdin", "/proc/self/fd/0"},
+                                         {"/dev/stdout", "/proc/self/fd/1"},
+                                         {"/dev/stderr", "/proc/self/fd/2"}};
+  for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+    if (symlink(links[i][1], links[i][0]) != 0)
+      return failed(why, len, "cannot link", links[i][0]);
+  if (mkdir("/dev/shm", 01777) != 0)
+    return failed(why, len, "cannot make", "/dev/shm");
+  return mount_tmpfs("/dev/shm", 01777, mib, why, len);
+}
+
+int nc_sandbox_mounts(const char *scratch, const char *const *rw, size_t nrw, long scratch_mib,
+                      char *why, size_t len)
+{
+  tree keep[MAX_RW], dev[MAX_DEVICES];
+  if (nrw > MAX_RW) {
+    snprintf(why, len, "more than %d writable paths", MAX_RW);
+    return -1;
+  }
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+    return failed(why, len, "cannot make private the mounts of", "/");
+  struct stat st;
+  if (stat(scratch, &st) != 0 || !S_ISDIR(st.st_mode) || strcmp(scratch, "/") == 0) {
+    snprintf(why, len, "the scratch directory %s is not a directory of its own", scratch);
+    return -1;
+  }
+  for (size_t i = 0; i < nrw; i++)
+    if (clone_into(&keep[i], rw[i], why, len) != 0)
+      return -1;
+  size_t ndev = clone_devices(dev, MAX_DEVICES);
+  /* The writable paths as mounts of their own (over themselves), then the
+   * case's scratch: its TMPDIR, its own, gone with it. TMPDIR itself stays
+   * readable (a plugin may live there), as everything else, read-only. */
+  if (put_back(keep, nrw, NULL, why, len) != 0 ||
+      mount_tmpfs(scratch, 0700, scratch_mib, why, len) != 0 ||
+      make_dev(dev, ndev, scratch_mib, why, len) != 0)
+    return -1;
+  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+    return failed(why, len, "cannot mount a proc of the namespace on", "/proc");
+  /* Everything read-only, then the writable ones writable again. */
+  if (set_attr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0) != 0)
+    return failed(why, len, "mount_setattr (Linux 5.12 or later) read-only on", "/");
+  if (set_attr(scratch, 0, 0, MOUNT_ATTR_RDONLY) != 0)
+    return failed(why, len, "mount_setattr writable on", scratch);
+  if (set_attr("/dev/shm", 0, 0, MOUNT_ATTR_RDONLY) != 0)
+    return failed(why, len, "mount_setattr writable on", "/dev/shm");
+  for (size_t i = 0; i < nrw; i++)
+    if (set_attr(rw[i], 0, 0, MOUNT_ATTR_RDONLY) != 0)
+      return failed(why, len, "mount_setattr writable on", rw[i]);
+  return 0;
+}
