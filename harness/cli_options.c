@@ -15,6 +15,7 @@
 #include "plugin/nve_plugin_common.h"
 #include "pool.h"
 #include "run_config.h"
+#include "run_settings.h"
 #include "sandbox.h"
 #include "sanitize.h"
 
@@ -42,15 +43,22 @@ static const char *pick(const char *const *words, size_t n, int i)
     return pick(w, sizeof(w) / sizeof(w[0]), i);                                                \
   }
 WORDS(format_word, "text", "markdown")
-WORDS(evidence_word, "bounded", "all")
 WORDS(colour_word, "auto", "never", "always") /* NC_CLI_COLOUR_* */
 WORDS(progress_word, "auto", "lines", "off")    /* NC_CLI_PROGRESS_* */
-static const char *schedule_word(int i) { return nc_schedule_name((nc_schedule)i); }
-static const char *cuda_word(int i) { return nc_cuda_mode_name((nc_cuda_mode)i); }
 
 #define RULES "Selecting rules"
-#define DRIVING "Driving the plugin"
-#define REPORTS "Reports"
+#define REPORTS "Reports" /* as run_options.def names it */
+
+/* An option type of run_options.def as the command line parses it. */
+#define ARG_FLAG NC_ARG_FLAG
+#define ARG_TEXT NC_ARG_TEXT
+#define ARG_JSON NC_ARG_TEXT
+#define ARG_INT NC_ARG_INT
+#define ARG_WORD NC_ARG_WORD
+#define ARG_LONG NC_ARG_LONG
+#define ARG_U64 NC_ARG_U64
+#define ARG_NUMBER NC_ARG_NUMBER
+#define ARG_ABI NC_ARG_ABI
 
 const nc_cli_option nc_cli_options[] = {
     {"list", 'l', NULL, NC_ARG_FLAG, 0, 0, NULL, CLI(list), RULES,
@@ -67,69 +75,11 @@ const nc_cli_option nc_cli_options[] = {
      "or separate globs with commas."},
     {"family", 'f', "NAME", NC_ARG_LIST, 0, 0, NULL, CLI(families), RULES,
      "Run the rules of a family (SYM, VER, ...). With --rule, a rule must match both."},
-    {"profile", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, OPT(profile_path), DRIVING,
-     "A JSON profile: what the harness cannot guess about the plugin (the factory and table "
-     "configs, configs that must fail and their status, key and row size, whether the table is "
-     "exact)."},
-    {"factory-config", 0, "JSON", NC_ARG_TEXT, 0, 0, NULL, OPT(factory_config), DRIVING,
-     "The JSON text handed to factory creation (default: the profile's, else {})."},
-    {"table-config", 0, "JSON", NC_ARG_TEXT, 0, 0, NULL, OPT(table_config), DRIVING,
-     "The JSON text handed to produce (default: the profile's, else {})."},
-    {"host-abi", 0, "MAJOR.MINOR", NC_ARG_ABI, 0, 0, NULL, OPT(host_abi_major), DRIVING,
-     "Act as a host of this ABI version (default " ABI_MARK ")."},
-    {"seed", 0, "N", NC_ARG_U64, 0, 0, NULL, OPT(seed), DRIVING,
-     "The seed of randomised cases, a decimal integer (default: random; always reported)."},
-    {"workers", 0, "N", NC_ARG_INT, 1, NC_MAX_WORKERS, NULL, OPT(workers), DRIVING,
-     "Threads in the NVE services pool handed to the plugin, {range} (default " NUMBER(
-         NC_DEFAULT_WORKERS) ")."},
-    {"schedule", 0, "NAME", NC_ARG_WORD, 0, 0, schedule_word, OPT(schedule), DRIVING,
-     "How that pool orders tasks: {words} (default pool)."},
-    {"timeout", 0, "SEC", NC_ARG_NUMBER, NC_MIN_TIMEOUT_S, NC_MAX_TIMEOUT_S, NULL, OPT(timeout_s), DRIVING,
-     "The time a case may stay silent, {range} (default " NUMBER(
-         NC_DEFAULT_TIMEOUT_S) "); the environment variable NVE_CONFORM_TIMEOUT_MULTIPLIER "
-                               "scales it, and a loaded machine stretches it by its load "
-                               "(the 1-minute load average per CPU, up to x20) before a "
-                               "silence counts as a hang."},
-    {"cuda", 0, "MODE", NC_ARG_WORD, 0, 0, cuda_word, OPT(cuda_mode), DRIVING,
-     "The CUDA runtime the cases load before the plugin: auto (default: the real runtime when "
-     "it sees a device, else the simulated one), real (exit 2 without a device), sim or off."},
-    {"sim-devices", 0, "N", NC_ARG_INT, 1, NC_MAX_SIM_DEVICES, NULL, OPT(sim_devices), DRIVING,
-     "Devices of the simulated runtime, {range} (default " NUMBER(NC_DEFAULT_SIM_DEVICES) ")."},
-    {"stress", 0, NULL, NC_ARG_FLAG, 0, 0, NULL, OPT(stress), DRIVING,
-     "Longer seeded random sequences with larger batches, and more threads in the concurrent "
-     "finds; the op and key rates are reported."},
-    {"effort", 0, "LEVEL", NC_ARG_WORD, 0, 0, nc_effort_name, OPT(effort), DRIVING,
-     "How far the explorer of the random-sequence rule goes: {words}. default explores every action and key relation "
-     "to 65,536-key batches and tables of 131,072 keys where rows and memory allow; quick is "
-     "for a first look; deep (nightly CI, or --stress) goes to millions of keys. The report "
-     "says what it reached."},
-    {"budget", 0, "SEC", NC_ARG_NUMBER, NC_MIN_BUDGET_S, NC_MAX_BUDGET_S, NULL, OPT(budget_s),
-     DRIVING,
-     "The explorer's budget instead of the effort's, {range}: seconds at its nominal rate of "
-     "checked keys, turned into work, not measured, so that the report is the same on any "
-     "machine."},
-    {"sanitize", 0, "TOOL", NC_ARG_WORD, 0, 0, nc_sanitize_name, OPT(sanitize), DRIVING,
-     "Run every case under a memory-error detector ({words}; default none): valgrind (memcheck; any build of the "
-     "plugin; time limits x20) or asan (a plugin built with -fsanitize=address; limits x3). An "
-     "error whose stack reaches into the plugin fails the rule whose case ran, or the table "
-     "op's rule when another case made the call. The rules a tool cannot run are SKIP with the "
-     "reason (see README)."},
-    {"sandbox", 0, "MODE", NC_ARG_WORD, 0, 0, nc_sandbox_mode_name, OPT(sandbox), DRIVING,
-     "Run every case process in a sandbox ({words}; default auto): its own PID, mount, IPC and "
-     "network namespaces (a user namespace where not root), a session without a terminal, no "
-     "capabilities, no_new_privs, a seccomp filter against ptrace and other processes' "
-     "memory, a /proc of its own and read-only files but a private TMPDIR, so that a plugin "
-     "cannot reach nve-conform or the machine. auto: when it can be set up here, else the "
-     "report says why not; required: a run where it cannot is an error (exit 3); off: for "
-     "debugging."},
-    {"sweep-k", 0, "K", NC_ARG_LONG, 1, NC_MAX_SWEEP_K, NULL, OPT(sweep_k), DRIVING,
-     "Run only step K ({range}) of the allocation-failure sweeps (reproduction lines use it)."},
-    {"jobs", 'j', "N", NC_ARG_INT, 1, NC_MAX_JOBS, NULL, OPT(jobs), DRIVING,
-     "Run N cases at once ({range}), each in a process of its own (default: one per online CPU, "
-     "at most " NUMBER(NC_MAX_JOBS) "). The report is the same for every N. Not with --no-fork."},
-    {"no-fork", 0, NULL, NC_ARG_FLAG, 0, 0, NULL, OPT(no_fork), DRIVING,
-     "Run the cases in this process, one at a time, for a debugger (a crashing plugin then ends "
-     "nve-conform)."},
+#define NC_RUN_OPTION(name, letter, arg, TYPE, min, max, word, member, section, help)        \
+  {name, letter, arg, ARG_##TYPE, min, max, word, OPT(member), section, help},
+#define NC_CASE_OPTION(name, letter, arg, TYPE, lo, hi, word, member, config, line, deflt, sec, help) \
+  NC_RUN_OPTION(name, letter, arg, TYPE, lo, hi, word, member, sec, help)
+#include "run_options.def"
     {"json", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, CLI(report_path[NC_CLI_JSON]), REPORTS,
      "Write the JSON report (schema nve-conform-report/1)."},
     {"junit", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, CLI(report_path[NC_CLI_JUNIT]), REPORTS,
@@ -140,27 +90,9 @@ const nc_cli_option nc_cli_options[] = {
      "Write a SARIF 2.1.0 report."},
     {"html", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, CLI(report_path[NC_CLI_HTML]), REPORTS,
      "Write one self-contained HTML page (no script, no external asset)."},
-    {"repro", 0, "DIR", NC_ARG_TEXT, 0, 0, NULL, OPT(repro_dir), REPORTS,
-     "Write a C reproducer of each failure the explorer finds into DIR (made when missing): "
-     "repro-RULE.c, a program of its own (the ABI headers only) that replays the shortest "
-     "failing sequence and exits 1 while the defect persists, 0 once it is fixed."},
-    {"evidence", 0, "WHICH", NC_ARG_WORD, 0, 0, evidence_word, OPT(evidence_all), REPORTS,
-     "bounded (default): each case reports the first lines of each kind of evidence and a count "
-     "of the rest; all: every line."},
-    {"strict", 0, NULL, NC_ARG_FLAG, 0, 0, NULL, OPT(strict), REPORTS,
-     "SHOULD-rule warnings, and unused, expired or refused waivers, fail the run."},
-    {"waivers", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, OPT(waivers_path), REPORTS,
-     "Accept listed failures for a while, each with a reason (JSON; see README)."},
-    {"baseline", 0, "FILE", NC_ARG_TEXT, 0, 0, NULL, OPT(baseline_path), REPORTS,
-     "An earlier --json report on the same plugin file: failures it already had do not fail the "
-     "run; new ones do, and fixed ones are listed."},
-    {"baseline-any-build", 0, NULL, NC_ARG_FLAG, 0, 0, NULL, OPT(baseline_any_build), REPORTS,
-     "The baseline may be a report on another build of the plugin (the same plugin name)."},
     {"color", 0, "WHEN", NC_ARG_WORD, 0, 0, colour_word, CLI(colour), REPORTS,
      "Colour the text report: auto (on a terminal, unless NO_COLOR is set; the default), "
      "always or never. --colour is the same."},
-    {"verbose", 'v', NULL, NC_ARG_FLAG, 0, 0, NULL, OPT(verbose), REPORTS,
-     "Also show the evidence of the rules that passed."},
     {"quiet", 'q', NULL, NC_ARG_FLAG, 0, 0, NULL, CLI(quiet), REPORTS,
      "Print only the rules that did not pass and the summary line."},
     {"progress", 0, "WHEN", NC_ARG_WORD, 0, 0, progress_word, CLI(progress), REPORTS,

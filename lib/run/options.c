@@ -9,26 +9,60 @@
 #include <unistd.h>
 
 #include "contain.h"
+#include "cuda.h"
 #include "plugin/nve_plugin_common.h"
 #include "reproduce.h"
 #include "sandbox.h"
 #include "sanitize.h"
 #include "strbuf.h"
 
+/* nc_options_init's default of a case option (texts stay NULL: the
+ * profile's, else the row's default, is decided later). */
+#define DEFAULT_OF(TYPE, member, deflt) DEFAULT_##TYPE(opt->member, deflt)
+#define DEFAULT_VALUE(m, d) (m) = (d)
+#define DEFAULT_NONE(m, d)
+#define DEFAULT_FLAG DEFAULT_VALUE
+#define DEFAULT_INT DEFAULT_VALUE
+#define DEFAULT_WORD DEFAULT_VALUE
+#define DEFAULT_LONG DEFAULT_VALUE
+#define DEFAULT_NUMBER DEFAULT_VALUE
+#define DEFAULT_U64 DEFAULT_NONE /* the seed: random, below */
+#define DEFAULT_TEXT DEFAULT_NONE
+#define DEFAULT_JSON DEFAULT_NONE
+#define DEFAULT_ABI(m, d)                                                                       \
+  (opt->host_abi_major = NVE_PLUGIN_ABI_VERSION_MAJOR,                                          \
+   opt->host_abi_minor = NVE_PLUGIN_ABI_VERSION_MINOR)
+
 void nc_options_init(nc_options *opt)
 {
   memset(opt, 0, sizeof(*opt));
   opt->struct_size = sizeof(*opt);
-  opt->factory_config = NULL; /* the profile's, else "{}" */
-  opt->table_config = NULL;
-  opt->host_abi_major = NVE_PLUGIN_ABI_VERSION_MAJOR;
-  opt->host_abi_minor = NVE_PLUGIN_ABI_VERSION_MINOR;
-  opt->timeout_s = NC_DEFAULT_TIMEOUT_S;
-  opt->workers = NC_DEFAULT_WORKERS;
-  opt->sim_devices = NC_DEFAULT_SIM_DEVICES;
+#define NC_CASE_OPTION(name, letter, arg, TYPE, lo, hi, word, member, config, line, deflt, sec, help) \
+  DEFAULT_OF(TYPE, member, deflt);
+#include "run_options.def"
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   opt->seed = ((uint64_t)ts.tv_sec * 1000003u) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+}
+
+/* A case option into nc_config: zero (a caller that set no value) is the
+ * row's default. */
+#define COPY_VALUE(c, o, d) (c) = (o) ? (o) : (d)
+#define COPY_FLAG COPY_VALUE
+#define COPY_INT COPY_VALUE
+#define COPY_WORD COPY_VALUE
+#define COPY_LONG COPY_VALUE
+#define COPY_NUMBER COPY_VALUE
+#define COPY_U64 COPY_VALUE
+#define COPY_TEXT COPY_VALUE
+#define COPY_JSON COPY_VALUE
+#define COPY_ABI(c, o, d) (cfg->host_major = opt->host_abi_major, cfg->host_minor = opt->host_abi_minor)
+
+static void copy_case_options(const nc_options *opt, nc_config *cfg)
+{
+#define NC_CASE_OPTION(name, letter, arg, TYPE, lo, hi, word, member, config, line, deflt, sec, help) \
+  COPY_##TYPE(cfg->config, opt->member, deflt);
+#include "run_options.def"
 }
 
 /* Under AddressSanitizer every allocation a plugin makes goes through the
@@ -56,28 +90,10 @@ static double timeout_multiplier(void)
 int nc_config_from_options(const nc_options *opt, nc_config *cfg, nc_report *r)
 {
   memset(cfg, 0, sizeof(*cfg));
-  cfg->factory_config = opt->factory_config ? opt->factory_config : "{}";
-  cfg->table_config = opt->table_config ? opt->table_config : "{}";
-  cfg->host_major = opt->host_abi_major;
-  cfg->host_minor = opt->host_abi_minor;
-  cfg->seed = opt->seed;
-  cfg->sweep_k = opt->sweep_k;
-  cfg->stress = opt->stress;
-  cfg->effort = opt->effort;
-  cfg->budget_s = opt->budget_s;
+  copy_case_options(opt, cfg);
   cfg->repro = opt->repro_dir != NULL;
-  cfg->cuda_mode = opt->cuda_mode;
-  cfg->cuda_asked = opt->cuda_mode;
-  cfg->sim_devices = opt->sim_devices > 0 ? opt->sim_devices : NC_DEFAULT_SIM_DEVICES;
-  cfg->profile_path = opt->profile_path;
-  cfg->workers = opt->workers > 0 ? opt->workers : NC_DEFAULT_WORKERS;
-  cfg->schedule = opt->schedule;
-  cfg->no_fork = opt->no_fork;
-  cfg->evidence_all = opt->evidence_all;
-  cfg->sanitize = opt->sanitize;
-  cfg->sandbox = opt->sandbox;
+  cfg->cuda_mode = opt->cuda_mode; /* resolved once the run has looked for a device */
   double mult = timeout_multiplier();
-  cfg->timeout_asked = opt->timeout_s > 0 ? opt->timeout_s : NC_DEFAULT_TIMEOUT_S;
   cfg->timeout_s = cfg->timeout_asked * (mult > 0 ? mult : 1) * BUILD_TIMEOUT_FACTOR *
                    nc_sanitize_slowdown(opt->sanitize);
 

@@ -12,8 +12,9 @@
 #include "sandbox.h"
 #include "sanitize.h"
 
-static const char *schedule_word(int v) { return nc_schedule_name((nc_schedule)v); }
-static const char *cuda_word(int v) { return nc_cuda_mode_name((nc_cuda_mode)v); }
+const char *nc_schedule_word(int v) { return nc_schedule_name((nc_schedule)v); }
+const char *nc_cuda_word(int v) { return nc_cuda_mode_name((nc_cuda_mode)v); }
+const char *nc_evidence_word(int v) { return v == 0 ? "bounded" : v == 1 ? "all" : "?"; }
 
 const char *nc_effort_name(int effort)
 {
@@ -22,35 +23,53 @@ const char *nc_effort_name(int effort)
   return effort >= 0 && effort <= NC_EFFORT_DEEP ? words[effort] : "?";
 }
 
+/* How an option's type is written in the case configuration. */
+#define KIND_FLAG NC_SET_FLAG
+#define KIND_TEXT NC_SET_OPT_TEXT
+#define KIND_JSON NC_SET_TEXT
+#define KIND_INT NC_SET_INT
+#define KIND_WORD NC_SET_INT
+#define KIND_LONG NC_SET_LONG
+#define KIND_U64 NC_SET_U64
+#define KIND_NUMBER NC_SET_DOUBLE
+#define KIND_ABI NC_SET_ABI
+/* The default the reproduction line leaves out, as text or as a number. */
+#define OMIT_TEXT_JSON(d) d
+#define OMIT_NUMBER_JSON(d) 0
+#define OMIT_TEXT_TEXT(d) NULL
+#define OMIT_NUMBER_TEXT(d) 0
+#define OMIT_NUMERIC(d) d
+#define OMIT_TEXT_FLAG(d) NULL
+#define OMIT_NUMBER_FLAG OMIT_NUMERIC
+#define OMIT_TEXT_INT(d) NULL
+#define OMIT_NUMBER_INT OMIT_NUMERIC
+#define OMIT_TEXT_WORD(d) NULL
+#define OMIT_NUMBER_WORD OMIT_NUMERIC
+#define OMIT_TEXT_LONG(d) NULL
+#define OMIT_NUMBER_LONG OMIT_NUMERIC
+#define OMIT_TEXT_U64(d) NULL
+#define OMIT_NUMBER_U64 OMIT_NUMERIC
+#define OMIT_TEXT_NUMBER(d) NULL
+#define OMIT_NUMBER_NUMBER OMIT_NUMERIC
+#define OMIT_TEXT_ABI(d) NULL
+#define OMIT_NUMBER_ABI OMIT_NUMERIC
+/* Whether the reproduction line names the option, and always. */
+#define LINE_OPTION_OMIT_DEFAULT(name) name
+#define LINE_OPTION_ALWAYS(name) name
+#define LINE_OPTION_NEVER(name) NULL
+#define LINE_ALWAYS_OMIT_DEFAULT 0
+#define LINE_ALWAYS_ALWAYS 1
+#define LINE_ALWAYS_NEVER 0
+
 #define AT(member) offsetof(nc_config, member)
-/* An option's row: the reproduction line carries it unless it has the
- * default. The order is the order of the line. */
-#define OPTION(key, kind, member, option, omit_text, omit_number, word) \
-  {key, kind, AT(member), option, omit_text, omit_number, 0, word}
 /* A setting the cases need that no option sets directly. */
 #define INTERNAL(key, kind, member) {key, kind, AT(member), NULL, NULL, 0, 0, NULL}
 
 const nc_setting nc_settings[] = {
-    OPTION("host_abi", NC_SET_ABI, host_major, "host-abi", NULL,
-           NVE_PLUGIN_ABI_VERSION_MAJOR * 1000.0 + NVE_PLUGIN_ABI_VERSION_MINOR, NULL),
-    OPTION("factory_config", NC_SET_TEXT, factory_config, "factory-config", "{}", 0, NULL),
-    OPTION("table_config", NC_SET_TEXT, table_config, "table-config", "{}", 0, NULL),
-    OPTION("workers", NC_SET_INT, workers, "workers", NULL, NC_DEFAULT_WORKERS, NULL),
-    OPTION("schedule", NC_SET_INT, schedule, "schedule", NULL, NC_SCHEDULE_POOL, schedule_word),
-    OPTION("sweep_k", NC_SET_LONG, sweep_k, "sweep-k", NULL, 0, NULL),
-    OPTION("stress", NC_SET_FLAG, stress, "stress", NULL, 0, NULL),
-    OPTION("effort", NC_SET_INT, effort, "effort", NULL, NC_EFFORT_DEFAULT, nc_effort_name),
-    OPTION("budget_s", NC_SET_DOUBLE, budget_s, "budget", NULL, 0, NULL),
-    OPTION("sanitize", NC_SET_INT, sanitize, "sanitize", NULL, 0, nc_sanitize_name),
-    OPTION("cuda_asked", NC_SET_INT, cuda_asked, "cuda", NULL, NC_CUDA_AUTO, cuda_word),
-    OPTION("sim_devices", NC_SET_INT, sim_devices, "sim-devices", NULL, NC_DEFAULT_SIM_DEVICES,
-           NULL),
-    OPTION("sandbox", NC_SET_INT, sandbox, "sandbox", NULL, NC_SANDBOX_AUTO, nc_sandbox_mode_name),
-    OPTION("profile_path", NC_SET_OPT_TEXT, profile_path, "profile", NULL, 0, NULL),
-    /* --timeout as asked: the multipliers apply again when the line runs. */
-    OPTION("timeout_asked", NC_SET_DOUBLE, timeout_asked, "timeout", NULL, NC_DEFAULT_TIMEOUT_S,
-           NULL),
-    {"seed", NC_SET_U64, AT(seed), "seed", NULL, 0, 1, NULL},
+#define NC_CASE_OPTION(name, letter, arg, TYPE, lo, hi, word, member, config, line, deflt, sec, help) \
+  {#config, KIND_##TYPE, AT(config), LINE_OPTION_##line(name), OMIT_TEXT_##TYPE(deflt),       \
+   OMIT_NUMBER_##TYPE(deflt), LINE_ALWAYS_##line, word},
+#include "run_options.def"
     INTERNAL("plugin_path", NC_SET_PATH, plugin_path),
     INTERNAL("plugin_file", NC_SET_FILE_ID, plugin_file),
     INTERNAL("cache_dir", NC_SET_PATH, cache_dir),
@@ -60,8 +79,6 @@ const nc_setting nc_settings[] = {
     INTERNAL("row_size", NC_SET_INT, row_size),
     INTERNAL("exact", NC_SET_INT, exact),
     INTERNAL("cuda_mode", NC_SET_INT, cuda_mode),
-    INTERNAL("no_fork", NC_SET_INT, no_fork),
-    INTERNAL("evidence_all", NC_SET_INT, evidence_all),
     INTERNAL("repro", NC_SET_INT, repro),
 };
 const size_t nc_setting_count = sizeof(nc_settings) / sizeof(nc_settings[0]);

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The run's settings, declared once: each member of nc_config a case
- * process needs, with its key in the configuration the parent hands every
- * case (config_io.c) and, when an option sets it, that option's name and
- * default for the reproduction line (reproduce.c). Both walk this table;
- * tests/unit/test_reproduce.c checks that every option named here is one
- * the command line has (harness/cli_options.c). */
+/* The run's settings: each member of nc_config a case process needs, with
+ * its key in the configuration the parent hands every case (config_io.c)
+ * and, when an option sets it, that option's name and default for the
+ * reproduction line (reproduce.c). The options' settings come from their
+ * rows in run_options.def; the rest are what the parent works out. */
 #ifndef NC_RUN_SETTINGS_H
 #define NC_RUN_SETTINGS_H
 
@@ -42,6 +41,11 @@ typedef struct nc_setting {
 
 extern const nc_setting nc_settings[];
 extern const size_t nc_setting_count;
+
+/* The words of the word-valued options (run_options.def): "?" past the last. */
+const char *nc_schedule_word(int v);
+const char *nc_cuda_word(int v);
+const char *nc_evidence_word(int v);
 
 /* The setting's value as the configuration writes it ("" for NULL). */
 void nc_setting_format(const nc_setting *s, const nc_config *cfg, nc_strbuf *out);
