@@ -406,8 +406,10 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
     return -1;
   for (size_t i = 0; i < count && fail->at == (long)count; i++) {
     const nc_x_step *st = &steps[i];
-    if ((i & 15) == 0)
-      nc_trace_record("BEAT", 0, NULL); /* progress: a step may take long on a loaded machine */
+    /* Progress: every 16th step, and before every large one, so that the
+     * silence the runner times is one large step at most, not sixteen. */
+    if ((i & 15) == 0 || st->n >= 1024)
+      nc_trace_record("BEAT", 0, NULL);
     if ((toggles & NC_XT_ALONE) && st->action != NC_X_DROP_FACTORY && st->slot != alone_slot)
       continue;
     if (st->action >= NC_X_PRODUCE) {
