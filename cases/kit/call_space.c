@@ -403,7 +403,7 @@ void nc_space_sweep(nc_tk *k0, const nve_ext_table_factory_t *f, nc_space_op op,
         cov->thinned = 1;
         continue;
       }
-      nc_trace_record("BEAT", 0, NULL);
+      nc_trace_beat(0);
       round_table fresh, *rt = &fresh;
       if (d == NC_DEPTH_DEEP) {
         rt = &deep;

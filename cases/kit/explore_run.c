@@ -13,6 +13,11 @@
 #include "threads.h"
 #include "trace.h"
 
+/* A floor on the bytes per second a checked step moves on a loaded
+ * machine: a call touches its keys and may rehash (or, destroyed, free)
+ * every key the tables hold. */
+#define SLOW_BYTES_PER_S 20e6
+
 /* Calls of one action that may all fail before that is a failure. */
 #define NEVER_CALLS 4
 
@@ -394,6 +399,17 @@ static void judge_failed_ops(world *w, size_t count, nc_x_failure *fail)
   fail->counted = 1;
 }
 
+/* Seconds the step may take without being a hang (trace.h's beat). */
+static double step_allowance(const world *w, const nc_x_step *st)
+{
+  double bytes = 0;
+  for (int i = 0; i < NC_X_SLOTS; i++)
+    if (w->s[i].alive)
+      bytes += (double)(nc_oracle_entries(w->s[i].k.o) + (size_t)(i == st->slot ? st->n : 0)) *
+               (double)(w->s[i].k.row + 8);
+  return bytes / SLOW_BYTES_PER_S;
+}
+
 int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t count,
                 unsigned toggles, int alone_slot, nc_x_failure *fail, nc_x_replay_stats *stats)
 {
@@ -406,10 +422,12 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
     return -1;
   for (size_t i = 0; i < count && fail->at == (long)count; i++) {
     const nc_x_step *st = &steps[i];
-    /* Progress: every 16th step, and before every large one, so that the
-     * silence the runner times is one large step at most, not sixteen. */
-    if ((i & 15) == 0 || st->n >= 1024)
-      nc_trace_record("BEAT", 0, NULL);
+    /* Progress: every 16th step, and before every large one with the
+     * time it may take, so that the silence the runner times is one step
+     * at most, judged by its size. */
+    double allowance = step_allowance(&w, st);
+    if ((i & 15) == 0 || st->n >= 1024 || allowance >= 0.5)
+      nc_trace_beat(allowance);
     if ((toggles & NC_XT_ALONE) && st->action != NC_X_DROP_FACTORY && st->slot != alone_slot)
       continue;
     if (st->action >= NC_X_PRODUCE) {

@@ -238,7 +238,7 @@ int nc_isolated_call(nc_case *c, nc_target target, const char *label, const char
     out->signo = cr.signo;
   }
   nc_child_result_free(&cr);
-  nc_trace_record("BEAT", 0, NULL); /* progress: the parent's timeout is for silence */
+  nc_trace_beat(0); /* progress: the parent's timeout is for silence */
   return 0;
 }
 

@@ -84,6 +84,8 @@ void nc_oracle_free(nc_oracle *o)
   free(o);
 }
 
+size_t nc_oracle_entries(const nc_oracle *o) { return o->used; }
+
 int64_t nc_oracle_key(const nc_oracle *o, const void *keys, int64_t i)
 {
   if (o->key_size == 4) {

@@ -45,6 +45,9 @@ void nc_oracle_clear(nc_oracle *o);
  * them until they are written again (doc/contract.md#open-points). */
 void nc_oracle_forget(nc_oracle *o, int64_t n, const void *keys);
 void nc_oracle_forget_all(nc_oracle *o);
+/* Keys the model holds an entry for (stored, erased or unknown): a bound
+ * on what the table may hold. */
+size_t nc_oracle_entries(const nc_oracle *o);
 
 typedef enum {
   NC_ORACLE_OK = 0,

@@ -24,6 +24,7 @@
 #include "contain.h"
 #include "coverage.h"
 #include "nve_conform.h"
+#include "silence.h"
 #include "trace.h"
 
 #define OUTPUT_TAIL 4096
@@ -335,23 +336,6 @@ static int wait_for(pid_t pid, int *status, int options)
   }
 }
 
-/* How much slower than an idle machine cases run now: the 1-minute load
- * average over the online CPUs, at least 1 (at most NC_RUNNER_LOAD_STRETCH_MAX).
- * A silence is a hang only when it lasts the timeout stretched by it, so
- * that a busy machine (CI runners, make -j) does not turn a slow case into
- * a plugin's hang: verdicts must not depend on the load. */
-#define NC_RUNNER_LOAD_STRETCH_MAX 20.0
-static double load_stretch(void)
-{
-  double load[1];
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (getloadavg(load, 1) != 1 || cpus < 1)
-    return 1.0;
-  double stretch = load[0] / (double)cpus;
-  return stretch < 1.0 ? 1.0 : stretch > NC_RUNNER_LOAD_STRETCH_MAX ? NC_RUNNER_LOAD_STRETCH_MAX
-                                                                     : stretch;
-}
-
 /* Where supervise has looked in the reader's bytes: up to scanned, and
  * the line that began at line. Records are taken only after the child
  * ends, so the bytes stay where they are until then. */
@@ -361,13 +345,20 @@ typedef struct channel_scan {
 
 /* Whether the bytes fed since the last look complete a line that is a
  * record with the key (any line when the child has no key of its own: a
- * fork that shares its parent's). Each byte is looked at once. */
-static int keyed_progress(const nc_record_reader *r, channel_scan *at, const char *key)
+ * fork that shares its parent's), and the seconds the latest such line
+ * allows the next silence (*allowance). Each byte is looked at once. */
+static int keyed_progress(const nc_record_reader *r, channel_scan *at, const char *key,
+                          double cap_s, double *allowance)
 {
   int progress = 0;
   for (size_t i = at->scanned; i < r->len; i++)
     if (r->buf[i] == '\n') {
-      progress |= !key[0] || nc_record_line_keyed(r->buf + at->line, i - at->line, key);
+      const char *line = r->buf + at->line;
+      size_t len = i - at->line;
+      if (!key[0] || nc_record_line_keyed(line, len, key)) {
+        progress = 1;
+        *allowance = nc_silence_allowance(line, len, strlen(key), cap_s);
+      }
       at->line = i + 1;
     }
   at->scanned = r->len;
@@ -382,19 +373,20 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
   nc_record_reader_init(&reader);
   /* The timeout is for silence: a case that reports progress (a failure
    * sweep runs many short calls) gets more time, up to a hard cap. */
-  double deadline = t0 + timeout_s, last_progress = t0;
   double cap = t0 + timeout_s * NC_RUNNER_CAP_FACTOR + NC_RUNNER_CAP_EXTRA_S;
+  nc_silence quiet;
+  nc_silence_start(&quiet, t0, timeout_s, cap);
+  double sampled = 0;
   int status = 0, reaped = 0, lost = 0, open_pipe = 1;
   size_t received = 0;
   channel_scan scan = {0, 0};
   while (!reaped) {
-    double left = deadline - nc_now();
-    if (left <= 0) { /* silent this long: on a loaded machine, longer first */
-      double stretched = last_progress + timeout_s * load_stretch();
-      if (stretched > deadline && deadline < cap) {
-        deadline = stretched < cap ? stretched : cap;
-        continue;
-      }
+    double now = nc_now();
+    nc_load load;
+    int sample = now - sampled >= 0.05 && nc_load_now(&load) == 0;
+    sampled = sample ? now : sampled;
+    double left = nc_silence_left(&quiet, now, sample ? &load : NULL);
+    if (left <= 0) {
       out->timed_out = 1;
       break;
     }
@@ -413,10 +405,9 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
           nc_record_reader_feed(&reader, buf, (size_t)n);
           /* Progress is a whole record carrying the case's key, not any
            * byte or line: plugin code can write lines, not keyed records. */
-          if (keyed_progress(&reader, &scan, s->key)) {
-            last_progress = nc_now();
-            deadline = last_progress + timeout_s < cap ? last_progress + timeout_s : cap;
-          }
+          double allowance = 0;
+          if (keyed_progress(&reader, &scan, s->key, cap - t0, &allowance))
+            nc_silence_progress(&quiet, nc_now(), allowance);
         } else if (n == 0 || errno != EINTR) {
           open_pipe = 0;
         }

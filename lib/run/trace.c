@@ -54,6 +54,14 @@ void nc_trace_record(const char *tag, size_t nfields, const char *const *fields)
     channel_lost = 1;
 }
 
+void nc_trace_beat(double expect_s)
+{
+  char secs[32];
+  snprintf(secs, sizeof(secs), "%.1f", expect_s);
+  const char *f[] = {secs};
+  nc_trace_record("BEAT", expect_s > 0 ? 1 : 0, f);
+}
+
 /* Writes "module+0xoffset (symbol+0xdelta)" for a return address. */
 static void describe_frame(void *addr, char *out, size_t outlen)
 {

@@ -22,6 +22,10 @@ int nc_trace_channel_lost(void);
 
 /* Writes one record on the channel (no-op without one). */
 void nc_trace_record(const char *tag, size_t nfields, const char *const *fields);
+/* Progress: the runner's timeout counts silence from here. expect_s > 0
+ * says the work up to the next record may take that long without being a
+ * hang (one call on a table of millions of keys); 0: the timeout. */
+void nc_trace_beat(double expect_s);
 
 /* The case's key (a random token its parent chose; "" for none): every
  * record's tag is then "KEY:TAG", and the reader drops and counts records
