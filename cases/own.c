@@ -11,6 +11,7 @@
 #include "case_child.h"
 #include "cases.h"
 #include "common.h"
+#include "explore.h"
 #include "isolated_call.h"
 #include "pool.h"
 #include "runner.h"
@@ -396,13 +397,17 @@ void nc_case_LIF_03(nc_case *c)
   if (observe(c, &obs) == 0)
     visit_all(c, &obs, lif03_visit);
   release(&obs);
-  if (st.live > 0)
+  if (st.live > 0) {
     nc_fail(c, "create, produce, workload, destroy (second round)",
             "no memory allocated by the plugin left",
             "%ld of %ld blocks (%ld bytes) still allocated after the table and factory were "
             "destroyed",
             st.live, st.allocations, st.live_bytes);
-  else
-    nc_note(c, "create, produce, workload, destroy (second round)", "nothing left",
-            "%ld allocations, all freed", st.allocations);
+    return;
+  }
+  nc_note(c, "create, produce, workload, destroy (second round)", "nothing left",
+          "%ld allocations, all freed", st.allocations);
+  /* Then the generator's orders of events: destroys before and after the
+   * factory's, tables beside tables, threads. */
+  nc_explore_leaks(c);
 }

@@ -328,13 +328,21 @@ static int explore_one(nc_case *c, nc_x_seq *q, const nc_x_table_shape *shape, i
     return 1;
   }
   nc_x_shrunk sh;
-  if (nc_x_shrink(c, q, q->steps, (size_t)fail.at + 1, &fail, cap_at, &sh) != 0) {
+  if (nc_x_shrink(c, q, q->steps, (size_t)fail.at + 1, &fail, 0, cap_at, &sh) != 0) {
     nc_harness_error(c, "out of memory shrinking a sequence of %ld steps", fail.at + 1);
     return -1;
   }
   report_failure(c, q, shape, seqno, seed, &fail, &sh);
   free(sh.steps);
   return 1;
+}
+
+/* The deepest table the model's memory bound and the effort allow. */
+static int64_t deepest_table(const effort_plan *plan, const nc_x_table_shape *shape)
+{
+  int64_t depth = plan->model_bytes / (shape->row + 64);
+  depth = depth < plan->depth ? depth : plan->depth;
+  return shape->depth_max && depth > shape->depth_max ? shape->depth_max : depth;
 }
 
 static const effort_plan *plan_of(const nc_config *cfg)
@@ -353,10 +361,7 @@ void nc_explore(nc_case *c)
   nc_x_table_shape shape;
   if (table_shape(c, &shape, plan->batch) != 0)
     return;
-  int64_t depth_cap = plan->model_bytes / (shape.row + 64);
-  depth_cap = depth_cap < plan->depth ? depth_cap : plan->depth;
-  if (shape.depth_max && depth_cap > shape.depth_max)
-    depth_cap = shape.depth_max;
+  int64_t depth_cap = deepest_table(plan, &shape);
   char budget[120];
   snprintf(budget, sizeof(budget), "budget %.3g s at the nominal %.0f checked keys/s (%s)",
            budget_s, NC_EXPLORE_KEYS_PER_S,
@@ -388,4 +393,91 @@ void nc_explore(nc_case *c)
       stopped = "the budget, at the model's memory bound or the effort's deepest table";
   }
   report_reach(c, &r, &shape, budget, quota, stopped);
+}
+
+/* LIF-03's sequences: lifecycle events always on, their seeds apart from
+ * TBL-11's, and a quarter of its budget (each runs twice). */
+#define LEAK_SEED 0x6c6966652d30330aull
+#define LEAK_SHARE 2
+#define NC_XF_LIFECYCLE                                                                        \
+  (NC_XF_ACTION(NC_X_PRODUCE) | NC_XF_ACTION(NC_X_DESTROY) | NC_XF_ACTION(NC_X_DROP_FACTORY) | \
+   NC_XF_THREADS)
+
+static void report_leak(nc_case *c, const nc_x_seq *q, int seqno, uint64_t seed,
+                        const nc_x_shrunk *sh)
+{
+  const char *what;
+  dependency_rule(sh->depends, c->rule, &what);
+  char call[200], needs[200] = "";
+  snprintf(call, sizeof(call), "explored lifecycle %d (seed %llu): %zu steps, then every table, "
+           "the factory and the threads gone", seqno, (unsigned long long)seed, q->count);
+  if (what)
+    snprintf(needs, sizeof(needs), "; it needs %s (replayed without it, nothing is left)", what);
+  nc_fail(c, call, "no memory allocated by the plugin left",
+          "%s. Shortest leaking sequence: %zu step%s (%d replays on fresh tables)%s",
+          sh->fail.why, sh->len, sh->len == 1 ? "" : "s", sh->replays, needs);
+  note_steps(c, q, sh);
+}
+
+/* Replays q twice in the leak view: the first makes the one-time
+ * allocations (lazily built globals, this thread's storage), the second
+ * is judged. 1 when it leaked (reported), 0 when not, -1 when it could not
+ * run. */
+static int leak_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, double cap_at)
+{
+  nc_x_failure fail;
+  if (nc_x_replay(c, q, q->steps, q->count, NC_XT_LEAKS, 0, &fail, NULL) != 0 ||
+      nc_x_replay(c, q, q->steps, q->count, NC_XT_LEAKS, 0, &fail, NULL) != 0)
+    return -1;
+  if (fail.at == (long)q->count)
+    return 0;
+  nc_x_shrunk sh;
+  if (nc_x_shrink(c, q, q->steps, q->count, &fail, NC_XT_LEAKS, cap_at, &sh) != 0) {
+    nc_harness_error(c, "out of memory shrinking a sequence of %zu steps", q->count);
+    return -1;
+  }
+  report_leak(c, q, seqno, seed, &sh);
+  free(sh.steps);
+  return 1;
+}
+
+void nc_explore_leaks(nc_case *c)
+{
+  const effort_plan *plan = plan_of(c->cfg);
+  double budget_s = (c->cfg->budget_s > 0 ? c->cfg->budget_s : plan->budget_s) / LEAK_SHARE;
+  int64_t quota = (int64_t)(budget_s * NC_EXPLORE_KEYS_PER_S);
+  nc_x_table_shape shape;
+  if (table_shape(c, &shape, plan->batch) != 0)
+    return;
+  int64_t depth_cap = deepest_table(plan, &shape);
+  double cap_at = nc_now() + 60 + 20 * budget_s;
+  int64_t spent = 0, drops = 0, after_drop = 0, beside = 0, deepest = 0;
+  size_t steps = 0;
+  int j = 0;
+  for (; spent < quota && nc_now() <= cap_at; j++) {
+    nc_x_seq q;
+    int64_t goal = plan_sequence(&q, FIXED_SEQUENCES + j, c->cfg->seed ^ LEAK_SEED, plan,
+                                 depth_cap, quota - spent);
+    q.features |= NC_XF_LIFECYCLE;
+    uint64_t seed = q.seed;
+    int rc = nc_x_generate(&q, &shape, seed, goal, NULL);
+    if (rc != 0)
+      nc_harness_error(c, "out of memory generating sequence %d", j + 1);
+    else
+      rc = leak_one(c, &q, j + 1, seed, cap_at);
+    spent += q.work > 0 ? 2 * q.work : 1;
+    steps += q.count;
+    drops += q.drops_with_tables;
+    after_drop += q.produce_after_drop;
+    beside += q.destroys_with_others;
+    deepest = q.deepest > deepest ? q.deepest : deepest;
+    nc_x_seq_free(&q);
+    if (rc != 0)
+      return;
+  }
+  nc_note(c, "explored lifecycles", "nothing left after any order of produces and destroys",
+          "%d sequences, %zu steps, tables up to %lld keys: %lld factory drops with tables "
+          "alive, %lld produces after a drop, %lld destroys beside other tables; nothing left "
+          "after any", j, steps, (long long)deepest, (long long)drops, (long long)after_drop,
+          (long long)beside);
 }

@@ -25,5 +25,10 @@
 /* Runs the explorer for case c and records its verdict evidence (FAIL
  * with the shortest sequence found, or notes of what it reached). */
 void nc_explore(nc_case *c);
+/* LIF-03's view of the explorer: sequences with every lifecycle event,
+ * each judged only on what the plugin still holds once everything is
+ * destroyed (FAIL with the shortest such sequence). Needs the allocation
+ * accounting (nc_alloc_available). */
+void nc_explore_leaks(nc_case *c);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "common.h"
 #include "threads.h"
 #include "trace.h"
@@ -168,6 +169,7 @@ static void table_op(world *w, slot *sl, const nc_x_step *st)
 static void *worker_main(void *arg)
 {
   worker *wk = arg;
+  nc_alloc_warm_tls(); /* the loader's first touch of TLS is not the plugin's allocation */
   pthread_mutex_lock(&wk->lock);
   for (;;) {
     while (!wk->job && !wk->quit)
@@ -410,6 +412,23 @@ static double step_allowance(const world *w, const nc_x_step *st)
   return bytes / SLOW_BYTES_PER_S;
 }
 
+/* LIF-03's view of the sequence: what the plugin allocated in it and still
+ * holds, everything destroyed and joined. */
+static void judge_leaks(size_t count, nc_x_failure *fail)
+{
+  nc_alloc_stats st;
+  nc_alloc_get_stats(&st);
+  if (st.live <= 0)
+    return;
+  snprintf(fail->why, sizeof(fail->why),
+           "%ld of the %ld blocks the plugin allocated (%ld bytes) still allocated after the "
+           "tables and the factory were destroyed and the sequence's threads joined",
+           st.live, st.allocations, st.live_bytes);
+  fail->owners[0] = NC_RULE_LIF_03;
+  fail->nowners = 1;
+  fail->at = count ? (long)count - 1 : 0;
+}
+
 int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t count,
                 unsigned toggles, int alone_slot, nc_x_failure *fail, nc_x_replay_stats *stats)
 {
@@ -418,6 +437,9 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
   fail->why[0] = '\0';
   fail->nowners = 0;
   fail->counted = 0;
+  int leaks = (toggles & NC_XT_LEAKS) != 0;
+  if (leaks)
+    nc_alloc_reset();
   if (world_open(&w) != 0)
     return -1;
   for (size_t i = 0; i < count && fail->at == (long)count; i++) {
@@ -441,12 +463,14 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
     run_table_op(&w, sl, st);
     w.stats.keys += st->n;
     count_call(&w, sl, st, failed_before);
-    if (sl->k.mismatches)
+    if (sl->k.mismatches && !leaks)
       take_failure(sl, (long)i, fail);
   }
-  if (fail->at == (long)count)
+  if (fail->at == (long)count && !leaks)
     judge_failed_ops(&w, count, fail);
   world_close(&w);
+  if (leaks)
+    judge_leaks(count, fail);
   if (stats)
     *stats = w.stats;
   return 0;

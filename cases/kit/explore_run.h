@@ -14,6 +14,10 @@
 #define NC_XT_ALONE 16u       /* only the failing table's steps */
 #define NC_XT_PLAIN_STRIDE 32u /* strides equal to the least stride */
 #define NC_XT_KEEP_TABLES 64u  /* destroyed tables live on (unused) to the end */
+/* Not a toggle but a view: the tables' answers are not judged (their
+ * rules' cases own them), only what the plugin still holds once the
+ * tables, the factory and the sequence's threads are gone (LIF-03). */
+#define NC_XT_LEAKS 128u
 
 typedef struct nc_x_failure {
   long at; /* the step after which a table disagreed; the count when none did */

@@ -18,6 +18,7 @@ typedef struct shrinker {
   const nc_x_seq *q;
   nc_x_shrunk *out;
   nc_x_step *trial;
+  unsigned view; /* NC_XT_LEAKS, or 0 */
   double deadline;
 } shrinker;
 
@@ -35,8 +36,10 @@ static int more(shrinker *sh)
 static int try_trial(shrinker *sh, size_t n)
 {
   nc_x_failure f;
+  if (n == 0)
+    return 0;
   sh->out->replays++;
-  if (nc_x_replay(sh->c, sh->q, sh->trial, n, 0, 0, &f, NULL) != 0 || f.at >= (long)n ||
+  if (nc_x_replay(sh->c, sh->q, sh->trial, n, sh->view, 0, &f, NULL) != 0 || f.at >= (long)n ||
       f.counted)
     return 0; /* a count of failed calls is not the failure being shrunk */
   sh->out->len = (size_t)f.at + 1;
@@ -45,16 +48,20 @@ static int try_trial(shrinker *sh, size_t n)
   return 1;
 }
 
-/* Drops every step of one action at a time (the last step stays). */
+/* Whether the last step must stay: it is where a table disagreed. A leak
+ * shows after the last step, whichever it is. */
+static int keep_last(const shrinker *sh) { return !(sh->view & NC_XT_LEAKS); }
+
+/* Drops every step of one action at a time. */
 static void drop_kinds(shrinker *sh)
 {
   for (int a = 0; a < NC_X_ACTIONS && more(sh); a++) {
     nc_x_shrunk *o = sh->out;
     size_t n = 0;
     for (size_t i = 0; i < o->len; i++)
-      if (o->steps[i].action != a || i + 1 == o->len)
+      if (o->steps[i].action != a || (i + 1 == o->len && keep_last(sh)))
         sh->trial[n++] = o->steps[i];
-    if (n < o->len)
+    if (n < o->len && n > 0)
       try_trial(sh, n);
   }
 }
@@ -65,7 +72,8 @@ static void drop_chunks(shrinker *sh)
   nc_x_shrunk *o = sh->out;
   for (size_t chunk = o->len / 2; chunk >= 1 && more(sh); chunk /= 2) {
     for (size_t start = 0; start + 1 < o->len && more(sh);) {
-      size_t end = start + chunk < o->len - 1 ? start + chunk : o->len - 1, n = 0;
+      size_t last = o->len - (size_t)keep_last(sh);
+      size_t end = start + chunk < last ? start + chunk : last, n = 0;
       for (size_t i = 0; i < o->len; i++)
         if (i < start || i >= end)
           sh->trial[n++] = o->steps[i];
@@ -136,15 +144,15 @@ static void find_dependencies(shrinker *sh)
       continue;
     nc_x_failure f;
     o->replays++;
-    if (nc_x_replay(sh->c, sh->q, o->steps, o->len, t, o->steps[o->len - 1].slot, &f, NULL) ==
-            0 &&
+    if (nc_x_replay(sh->c, sh->q, o->steps, o->len, t | sh->view, o->steps[o->len - 1].slot, &f,
+                    NULL) == 0 &&
         f.at == (long)o->len)
       o->depends |= t;
   }
 }
 
 int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t len,
-                const nc_x_failure *fail, double deadline, nc_x_shrunk *out)
+                const nc_x_failure *fail, unsigned view, double deadline, nc_x_shrunk *out)
 {
   memset(out, 0, sizeof(*out));
   out->steps = malloc((len ? len : 1) * sizeof(nc_x_step));
@@ -158,7 +166,7 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
   memcpy(out->steps, steps, len * sizeof(nc_x_step));
   out->len = len;
   out->fail = *fail;
-  shrinker sh = {c, q, out, trial, deadline};
+  shrinker sh = {c, q, out, trial, view, deadline};
   drop_kinds(&sh);
   drop_chunks(&sh);
   simplify_steps(&sh);
