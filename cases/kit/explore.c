@@ -398,7 +398,7 @@ void nc_explore(nc_case *c)
 /* LIF-03's sequences: lifecycle events always on, their seeds apart from
  * TBL-11's, and a quarter of its budget (each runs twice). */
 #define LEAK_SEED 0x6c6966652d30330aull
-#define LEAK_SHARE 2
+#define LEAK_SHARE 4
 #define NC_XF_LIFECYCLE                                                                        \
   (NC_XF_ACTION(NC_X_PRODUCE) | NC_XF_ACTION(NC_X_DESTROY) | NC_XF_ACTION(NC_X_DROP_FACTORY) | \
    NC_XF_THREADS)
