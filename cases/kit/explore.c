@@ -47,6 +47,9 @@ static const effort_plan plans[] = {
 #define FIXED_SEED 0x6e76652d636f6e66ull
 #define FIRST_WORK 40000
 
+/* The fewest checked keys a budget buys, however long the rows. */
+#define MIN_BUDGET_KEYS 1024
+
 /* Live keys of the first sequence; each next one doubles them, up to the
  * effort's deepest table. */
 #define FIRST_DEPTH 512
@@ -337,11 +340,16 @@ static int explore_one(nc_case *c, nc_x_seq *q, const nc_x_table_shape *shape, i
   return 1;
 }
 
-/* The deepest table the model's memory bound and the effort allow. */
+/* The deepest table the model's memory bound and the effort allow. Long
+ * rows buy fewer keys (keys_for_budget), and so a shallower table: the
+ * budget goes to many calls of every action rather than to growth. */
 static int64_t deepest_table(const effort_plan *plan, const nc_x_table_shape *shape)
 {
   int64_t depth = plan->model_bytes / (shape->row + 64);
   depth = depth < plan->depth ? depth : plan->depth;
+  int64_t per_key = shape->row / NC_EXPLORE_ROW_BYTES;
+  if (per_key > 1)
+    depth = depth / per_key > 16 ? depth / per_key : 16;
   return shape->depth_max && depth > shape->depth_max ? shape->depth_max : depth;
 }
 
@@ -353,19 +361,33 @@ static const effort_plan *plan_of(const nc_config *cfg)
   return &plans[e >= 0 && e <= NC_EFFORT_DEEP ? e : NC_EFFORT_DEFAULT];
 }
 
+/* The checked keys a budget buys: at the nominal rate, each key of a row
+ * longer than NC_EXPLORE_ROW_BYTES counting as row / NC_EXPLORE_ROW_BYTES
+ * (filling, moving and comparing rows is most of a call at large rows). */
+static int64_t keys_for_budget(double budget_s, const nc_x_table_shape *shape)
+{
+  double per_key = (double)shape->row / NC_EXPLORE_ROW_BYTES;
+  int64_t nominal = (int64_t)(budget_s * NC_EXPLORE_KEYS_PER_S);
+  int64_t keys = (int64_t)((double)nominal / (per_key > 1 ? per_key : 1));
+  /* Enough for every action and relation, whatever the row. */
+  int64_t least = nominal < MIN_BUDGET_KEYS ? nominal : MIN_BUDGET_KEYS;
+  return keys > least ? keys : least;
+}
+
 void nc_explore(nc_case *c)
 {
   const effort_plan *plan = plan_of(c->cfg);
   double budget_s = c->cfg->budget_s > 0 ? c->cfg->budget_s : plan->budget_s;
-  int64_t quota = (int64_t)(budget_s * NC_EXPLORE_KEYS_PER_S);
   nc_x_table_shape shape;
   if (table_shape(c, &shape, plan->batch) != 0)
     return;
+  int64_t quota = keys_for_budget(budget_s, &shape);
   int64_t depth_cap = deepest_table(plan, &shape);
   char budget[120];
-  snprintf(budget, sizeof(budget), "budget %.3g s at the nominal %.0f checked keys/s (%s)",
+  snprintf(budget, sizeof(budget), "budget %.3g s at the nominal %.0f checked keys/s (%s)%s",
            budget_s, NC_EXPLORE_KEYS_PER_S,
-           c->cfg->budget_s > 0 ? "--budget" : nc_effort_name((int)(plan - plans)));
+           c->cfg->budget_s > 0 ? "--budget" : nc_effort_name((int)(plan - plans)),
+           shape.row > NC_EXPLORE_ROW_BYTES ? ", a key of a long row counting as several" : "");
   double cap_at = nc_now() + 60 + 20 * budget_s; /* only for a machine near a standstill */
   const char *stopped = "the budget";
   static reach r; /* large (the coverage cells): one per case process */
@@ -445,10 +467,10 @@ void nc_explore_leaks(nc_case *c)
 {
   const effort_plan *plan = plan_of(c->cfg);
   double budget_s = (c->cfg->budget_s > 0 ? c->cfg->budget_s : plan->budget_s) / LEAK_SHARE;
-  int64_t quota = (int64_t)(budget_s * NC_EXPLORE_KEYS_PER_S);
   nc_x_table_shape shape;
   if (table_shape(c, &shape, plan->batch) != 0)
     return;
+  int64_t quota = keys_for_budget(budget_s, &shape);
   int64_t depth_cap = deepest_table(plan, &shape);
   double cap_at = nc_now() + 60 + 20 * budget_s;
   int64_t spent = 0, drops = 0, after_drop = 0, beside = 0, deepest = 0;

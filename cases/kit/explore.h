@@ -21,6 +21,9 @@
  * at this nominal rate, never by a clock, so that one seed gives one
  * report on any machine at any load. */
 #define NC_EXPLORE_KEYS_PER_S 2000000.0
+/* A key of a row longer than this counts as row / NC_EXPLORE_ROW_BYTES
+ * keys of the budget. */
+#define NC_EXPLORE_ROW_BYTES 256
 
 /* Runs the explorer for case c and records its verdict evidence (FAIL
  * with the shortest sequence found, or notes of what it reached). */
