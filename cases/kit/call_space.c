@@ -11,6 +11,7 @@
 #include "threads.h"
 #include "trace.h"
 #include "violations.h"
+#include "splitmix.h"
 
 const int64_t nc_space_batches[NC_SPACE_BATCHES] = {0,   1,    5,    63,   64,   65,   127,
                                                     128, 129,  1023, 1024, 1025, 4096, 4133};
@@ -75,14 +76,6 @@ static nc_space_stride stride_of(int r) { return (nc_space_stride)((r + r / 4) %
 static nc_space_thread thread_of(int r) { return r % 3 == 1 ? NC_THREAD_OTHER : NC_THREAD_CALLER; }
 static nc_space_find find_of(int r) { return (nc_space_find)((r + r / 5) % NC_FIND_OUTPUTS); }
 
-static uint64_t mix(uint64_t *s)
-{
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* A key of the table's width: 4-byte keys are signed 32-bit values. */
 static int64_t narrow(const nc_tk *k, int64_t v)
 {
@@ -96,7 +89,7 @@ static int64_t spread_key(const nc_tk *k, uint64_t *s)
 {
   int64_t v;
   do
-    v = narrow(k, (int64_t)mix(s));
+    v = narrow(k, (int64_t)nc_splitmix(s));
   while (v == invalid_key(k));
   return v;
 }

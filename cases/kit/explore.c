@@ -14,6 +14,7 @@
 #include "explore_shrink.h"
 #include "runner.h"
 #include "table_kit.h"
+#include "splitmix.h"
 
 /* What each effort explores: its budget in seconds at the nominal rate,
  * the deepest table and the largest batch it aims for, and the model's
@@ -63,24 +64,17 @@ typedef struct reach {
   nc_x_cover cover;
 } reach;
 
-static uint64_t mix(uint64_t z)
-{
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* A random subset of the features: each on with even odds, find always,
  * and keys either stored or fresh. */
 static uint32_t swarm(uint64_t seed)
 {
-  uint32_t f = (uint32_t)mix(seed) & NC_XF_ALL;
+  uint32_t f = (uint32_t)nc_mix64(seed) & NC_XF_ALL;
   f |= NC_XF_ACTION(NC_X_FIND);
   if (!(f & (NC_XF_CLASS(NC_XK_STORED) | NC_XF_CLASS(NC_XK_FRESH))))
     f |= NC_XF_CLASS(NC_XK_FRESH);
   if ((f & NC_XF_ACTION(NC_X_DESTROY)) && !(f & NC_XF_ACTION(NC_X_PRODUCE)))
     f &= ~NC_XF_ACTION(NC_X_DESTROY);
-  if (mix(seed ^ 1) % 8)
+  if (nc_mix64(seed ^ 1) % 8)
     f |= NC_XF_ACTION(NC_X_INSERT);
   return f;
 }
@@ -91,7 +85,7 @@ static int64_t small_batches(uint64_t seed, int64_t most)
   int bits = 2;
   while (bits < 62 && ((int64_t)1 << (bits + 1)) <= most)
     bits++;
-  int64_t n = (int64_t)1 << (2 + mix(seed ^ 3) % (uint64_t)(bits - 1));
+  int64_t n = (int64_t)1 << (2 + nc_mix64(seed ^ 3) % (uint64_t)(bits - 1));
   return n < most ? n : most;
 }
 
@@ -296,8 +290,8 @@ static int64_t plan_sequence(nc_x_seq *q, int j, uint64_t run_seed, const effort
                 : j == 2   ? depth_cap
                 : j < 30   ? (int64_t)FIRST_DEPTH << (j - 3)
                            : depth_cap;
-  q->seed = j < FIXED_SEQUENCES ? mix(FIXED_SEED + (uint64_t)j)
-                                : mix(run_seed + 0x9e3779b97f4a7c15ull * (uint64_t)(j + 1));
+  q->seed = j < FIXED_SEQUENCES ? nc_mix64(FIXED_SEED + (uint64_t)j)
+                                : nc_mix64(run_seed + 0x9e3779b97f4a7c15ull * (uint64_t)(j + 1));
   q->features = j == 1 ? NC_XF_LONG : j < FIXED_SEQUENCES ? NC_XF_ALL : swarm(q->seed);
   q->even = j < FIXED_SEQUENCES;
   q->depth_goal = depth < depth_cap ? depth : depth_cap;
@@ -305,7 +299,7 @@ static int64_t plan_sequence(nc_x_seq *q, int j, uint64_t run_seed, const effort
   /* Half the swarm sequences keep their batches small, and so take many
    * more steps for the same work: long histories of small calls. */
   q->batch_max = j == 1 ? 16
-               : j < FIXED_SEQUENCES || mix(q->seed ^ 2) % 2 ? q->growth_max
+               : j < FIXED_SEQUENCES || nc_mix64(q->seed ^ 2) % 2 ? q->growth_max
                                                            : small_batches(q->seed, q->growth_max);
   int64_t goal = j == 0 ? FIRST_WORK : j == 1 ? LONG_WORK
                : 6 * q->depth_goal > 20000 ? 6 * q->depth_goal : 20000;

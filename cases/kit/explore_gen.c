@@ -10,6 +10,7 @@
 #include "call_space.h"
 #include "explore_cover.h"
 #include "explore_seq.h"
+#include "splitmix.h"
 
 const char *const nc_x_action_names[NC_X_ACTIONS] = {
     "find",  "insert", "update",  "update_accumulate", "erase",
@@ -22,14 +23,6 @@ const char *const nc_x_class_names[NC_XK_CLASSES] = {"stored", "erased", "fresh"
 /* Steps of one sequence at most, whatever its work goal. */
 #define MAX_STEPS 20000
 
-static uint64_t mix(uint64_t z)
-{
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-static uint64_t rnd(uint64_t *s) { return mix(*s += 0x9e3779b97f4a7c15ull); }
 
 /* ---- the keys a table holds, as generated: a set with random picks ---- */
 
@@ -42,7 +35,7 @@ typedef struct keyset {
 
 static size_t ks_slot(const keyset *s, int64_t k)
 {
-  size_t i = mix((uint64_t)k) & s->mask;
+  size_t i = nc_mix64((uint64_t)k) & s->mask;
   while (s->slots[i] && s->keys[s->slots[i] - 1] != k)
     i = (i + 1) & s->mask;
   return i;
@@ -95,7 +88,7 @@ static void ks_del(keyset *s, int64_t k)
     j = (j + 1) & s->mask;
     if (!s->slots[j])
       break;
-    size_t home = mix((uint64_t)s->keys[s->slots[j] - 1]) & s->mask;
+    size_t home = nc_mix64((uint64_t)s->keys[s->slots[j] - 1]) & s->mask;
     if (((j - home) & s->mask) >= ((j - hole) & s->mask)) {
       s->slots[hole] = s->slots[j];
       hole = j;
@@ -151,7 +144,7 @@ static int64_t narrow(const gen *g, uint64_t v)
 static int64_t fresh_key(gen *g)
 {
   uint64_t i = g->fresh++;
-  return narrow(g, g->dense ? i * 7 + 1000003 + (g->salt & 0xffff) : mix(i ^ g->salt));
+  return narrow(g, g->dense ? i * 7 + 1000003 + (g->salt & 0xffff) : nc_mix64(i ^ g->salt));
 }
 
 /* A bit relative of key k: +-1, the sign or the top bit flipped, one half
@@ -159,15 +152,15 @@ static int64_t fresh_key(gen *g)
 static int64_t relative_of(gen *g, int64_t k)
 {
   int ks = g->sh->key_size, half = ks * 4;
-  uint64_t low = (1ull << half) - 1, other = rnd(&g->s) | 1, v = (uint64_t)k;
-  switch (rnd(&g->s) % 7) {
+  uint64_t low = (1ull << half) - 1, other = nc_splitmix(&g->s) | 1, v = (uint64_t)k;
+  switch (nc_splitmix(&g->s) % 7) {
   case 0: v += 1; break;
   case 1: v -= 1; break;
   case 2: v = 0 - v; break;
   case 3: v ^= 1ull << (ks * 8 - 1); break;
   case 4: v ^= (other << half) & (ks == 8 ? ~low : 0xffffffffull); break;
   case 5: v ^= other & low; break;
-  default: v = (uint64_t)g->sh->invalid_key + (rnd(&g->s) % 2 ? 1 : (uint64_t)-1); break;
+  default: v = (uint64_t)g->sh->invalid_key + (nc_splitmix(&g->s) % 2 ? 1 : (uint64_t)-1); break;
   }
   return narrow(g, v);
 }
@@ -182,14 +175,14 @@ static int has_elsewhere(const gen *g, int slot)
 
 static int64_t elsewhere_key(gen *g, int slot)
 {
-  int i = (int)(rnd(&g->s) % (NC_X_SLOTS + 1));
+  int i = (int)(nc_splitmix(&g->s) % (NC_X_SLOTS + 1));
   if (i < NC_X_SLOTS && i != slot && g->stored[i].len)
-    return g->stored[i].keys[rnd(&g->s) % g->stored[i].len];
+    return g->stored[i].keys[nc_splitmix(&g->s) % g->stored[i].len];
   if (g->ndead)
-    return g->dead[rnd(&g->s) % (g->ndead < DEAD_RING ? g->ndead : DEAD_RING)];
+    return g->dead[nc_splitmix(&g->s) % (g->ndead < DEAD_RING ? g->ndead : DEAD_RING)];
   for (i = 0; i < NC_X_SLOTS; i++)
     if (i != slot && g->stored[i].len)
-      return g->stored[i].keys[rnd(&g->s) % g->stored[i].len];
+      return g->stored[i].keys[nc_splitmix(&g->s) % g->stored[i].len];
   return fresh_key(g);
 }
 
@@ -216,7 +209,7 @@ static int pick_class(gen *g, int slot)
     total += w[k] = available(g, k, slot) ? class_weight[k] : 0;
   if (!total)
     return NC_XK_FRESH;
-  int r = (int)(rnd(&g->s) % (uint64_t)total);
+  int r = (int)(nc_splitmix(&g->s) % (uint64_t)total);
   for (int k = 0; k < NC_XK_CLASSES; k++)
     if ((r -= w[k]) < 0)
       return k;
@@ -227,11 +220,11 @@ static int64_t key_of(gen *g, int k, int slot)
 {
   const keyset *st = &g->stored[slot];
   switch (k) {
-  case NC_XK_STORED: return st->keys[rnd(&g->s) % st->len];
-  case NC_XK_RELATIVE: return relative_of(g, st->keys[rnd(&g->s) % st->len]);
+  case NC_XK_STORED: return st->keys[nc_splitmix(&g->s) % st->len];
+  case NC_XK_RELATIVE: return relative_of(g, st->keys[nc_splitmix(&g->s) % st->len]);
   case NC_XK_ERASED:
-    return g->erased[rnd(&g->s) % (g->nerased < ERASED_RING ? g->nerased : ERASED_RING)];
-  case NC_XK_EDGE: return g->edges[rnd(&g->s) % 10];
+    return g->erased[nc_splitmix(&g->s) % (g->nerased < ERASED_RING ? g->nerased : ERASED_RING)];
+  case NC_XK_EDGE: return g->edges[nc_splitmix(&g->s) % 10];
   case NC_XK_ELSEWHERE: return elsewhere_key(g, slot);
   default: return fresh_key(g);
   }
@@ -256,8 +249,8 @@ static int64_t log_uniform(gen *g, int64_t lo, int64_t hi)
   if (hi <= lo)
     return lo;
   int blo = bit_length(lo), bhi = bit_length(hi);
-  int b = blo + (int)(rnd(&g->s) % (uint64_t)(bhi - blo + 1));
-  int64_t from = (int64_t)1 << (b - 1), n = from + (int64_t)(rnd(&g->s) % (uint64_t)from);
+  int b = blo + (int)(nc_splitmix(&g->s) % (uint64_t)(bhi - blo + 1));
+  int64_t from = (int64_t)1 << (b - 1), n = from + (int64_t)(nc_splitmix(&g->s) % (uint64_t)from);
   return n < lo ? lo : n > hi ? hi : n;
 }
 
@@ -266,15 +259,19 @@ static int64_t log_uniform(gen *g, int64_t lo, int64_t hi)
  * paths a table takes only for its largest batches), else log-uniform. */
 static int64_t batch_size(gen *g, int64_t hi)
 {
-  uint64_t r = rnd(&g->s) % 100;
+  uint64_t r = nc_splitmix(&g->s) % 100;
   int64_t n;
   if (r < 3) {
     n = 0;
   } else if (r < 20) {
-    n = nc_space_batches[rnd(&g->s) % NC_SPACE_BATCHES];
+    n = nc_space_batches[nc_splitmix(&g->s) % NC_SPACE_BATCHES];
   } else if (r < 35) {
     int words = bit_length(hi / 64 > 1 ? hi / 64 : 1);
-    n = 64 * ((int64_t)1 << (rnd(&g->s) % (uint64_t)words)) + (int64_t)(rnd(&g->s) % 3) - 1;
+    /* One draw per statement: the order of two in one expression is the
+     * compiler's, and a seed must give one sequence with any compiler
+     * (these keep the order GCC chose). */
+    int64_t word = (int64_t)1 << (nc_splitmix(&g->s) % (uint64_t)words);
+    n = 64 * word + (int64_t)(nc_splitmix(&g->s) % 3) - 1;
   } else if (r < 50) {
     n = log_uniform(g, hi / 4 > 1 ? hi / 4 : 1, hi); /* near the ceiling */
   } else {
@@ -322,7 +319,7 @@ static nc_x_step *push_step(gen *g, int action, int slot, int64_t n)
 static void accumulate_keys(gen *g, nc_x_step *st, int64_t *keys)
 {
   const keyset *ks = &g->stored[st->slot];
-  int64_t from = ks->len ? (int64_t)(rnd(&g->s) % ks->len) : 0, j = 0;
+  int64_t from = ks->len ? (int64_t)(nc_splitmix(&g->s) % ks->len) : 0, j = 0;
   int64_t stored = (int64_t)ks->len < st->n ? (int64_t)ks->len : st->n;
   if (!on(g, NC_XF_CLASS(NC_XK_FRESH))) {
     st->n = stored;
@@ -348,16 +345,18 @@ static void draw_keys(gen *g, nc_x_step *st, int64_t *keys, int growing, int aim
   }
   int one = growing && on(g, NC_XF_CLASS(NC_XK_FRESH)) ? NC_XK_FRESH
           : aimed && available(g, NC_XK_STORED, st->slot) ? NC_XK_STORED
-          : rnd(&g->s) % 2 ? pick_class(g, st->slot) : -1;
+          : nc_splitmix(&g->s) % 2 ? pick_class(g, st->slot) : -1;
   for (int64_t j = 0; j < st->n; j++) {
     int k = one >= 0 ? one : pick_class(g, st->slot);
     keys[j] = key_of(g, k, st->slot);
     st->classes |= (uint8_t)(1u << k);
     g->q->keys_by[st->action][k]++;
   }
-  if (on(g, NC_XF_DUPLICATES) && st->n >= 2 && rnd(&g->s) % 4 == 0)
-    for (int64_t d = 0; d < st->n / 8 + 1; d++)
-      keys[rnd(&g->s) % (uint64_t)st->n] = keys[rnd(&g->s) % (uint64_t)st->n];
+  if (on(g, NC_XF_DUPLICATES) && st->n >= 2 && nc_splitmix(&g->s) % 4 == 0)
+    for (int64_t d = 0; d < st->n / 8 + 1; d++) {
+      uint64_t from = nc_splitmix(&g->s) % (uint64_t)st->n; /* one draw per statement */
+      keys[nc_splitmix(&g->s) % (uint64_t)st->n] = keys[from];
+    }
 }
 
 /* What the step does to the generated state. */
@@ -377,13 +376,13 @@ static void apply(gen *g, const nc_x_step *st, const int64_t *keys)
     break;
   case NC_X_DESTROY:
     for (size_t j = 0; j < ks->len && j < DEAD_RING; j++)
-      note_dead(g, ks->keys[rnd(&g->s) % ks->len]);
+      note_dead(g, ks->keys[nc_splitmix(&g->s) % ks->len]);
     g->alive[st->slot] = 0;
     ks_clear(ks);
     break;
   case NC_X_CLEAR:
     for (size_t j = 0; j < ks->len && j < ERASED_RING; j++)
-      note_erased(g, ks->keys[rnd(&g->s) % ks->len]);
+      note_erased(g, ks->keys[nc_splitmix(&g->s) % ks->len]);
     ks_clear(ks);
     break;
   default:
@@ -417,7 +416,7 @@ static int pick_slot(gen *g)
     }
   if (!n)
     return -1;
-  return rnd(&g->s) % 10 < 7 ? deepest : alive[rnd(&g->s) % (uint64_t)n];
+  return nc_splitmix(&g->s) % 10 < 7 ? deepest : alive[nc_splitmix(&g->s) % (uint64_t)n];
 }
 
 static int usable(const gen *g, int a, int any_alive)
@@ -445,7 +444,7 @@ static int pick_action(gen *g, int growing)
   }
   if (!total)
     return -1;
-  int r = (int)(rnd(&g->s) % (uint64_t)total);
+  int r = (int)(nc_splitmix(&g->s) % (uint64_t)total);
   for (int a = 0; a < NC_X_ACTIONS; a++)
     if ((r -= w[a]) < 0)
       return a;
@@ -454,33 +453,33 @@ static int pick_action(gen *g, int growing)
 
 static int64_t stride_pad(gen *g)
 {
-  if (!on(g, NC_XF_STRIDE) || rnd(&g->s) % 4)
+  if (!on(g, NC_XF_STRIDE) || nc_splitmix(&g->s) % 4)
     return 0;
   static const int64_t pads[] = {4, 8, 12, 64};
-  int i = (int)(rnd(&g->s) % 5);
+  int i = (int)(nc_splitmix(&g->s) % 5);
   return i < 4 ? pads[i] : g->sh->row; /* or twice the row */
 }
 
 /* The shape of a table op's call, drawn before its keys. */
 static void shape_call(gen *g, nc_x_step *st)
 {
-  if (on(g, NC_XF_THREADS) && rnd(&g->s) % 5 == 0)
-    st->thread = (uint8_t)(1 + rnd(&g->s) % 2); /* one of the sequence's two threads */
+  if (on(g, NC_XF_THREADS) && nc_splitmix(&g->s) % 5 == 0)
+    st->thread = (uint8_t)(1 + nc_splitmix(&g->s) % 2); /* one of the sequence's two threads */
   if (st->action == NC_X_FIND) {
-    if (on(g, NC_XF_MASK) && rnd(&g->s) % 3 == 0)
-      st->resolved_every = 2 + (int32_t)(rnd(&g->s) % 5);
-    if (on(g, NC_XF_NULLS) && rnd(&g->s) % 3 == 0)
-      st->nulls = (uint8_t)(1 + rnd(&g->s) % 7);
+    if (on(g, NC_XF_MASK) && nc_splitmix(&g->s) % 3 == 0)
+      st->resolved_every = 2 + (int32_t)(nc_splitmix(&g->s) % 5);
+    if (on(g, NC_XF_NULLS) && nc_splitmix(&g->s) % 3 == 0)
+      st->nulls = (uint8_t)(1 + nc_splitmix(&g->s) % 7);
   }
   if (st->action == NC_X_ACCUMULATE) {
     st->dtype = (int32_t)g->sh->dtype;
-    st->size = g->sh->update_half > 0 && rnd(&g->s) % 2 ? g->sh->update_half
+    st->size = g->sh->update_half > 0 && nc_splitmix(&g->s) % 2 ? g->sh->update_half
                                                        : g->sh->update_size;
   } else if (st->action != NC_X_ERASE) {
     st->stride_pad = stride_pad(g);
   }
   if (st->action == NC_X_COUNTER)
-    st->read = rnd(&g->s) % 3 != 0;
+    st->read = nc_splitmix(&g->s) % 3 != 0;
   if (st->thread)
     g->q->threaded++;
 }
@@ -532,10 +531,10 @@ static void force_shape(gen *g, nc_x_step *st, int shape)
 {
   if (shape == NC_XS_THREAD && !st->thread)
     g->q->threaded++;
-  st->thread = shape == NC_XS_THREAD ? (uint8_t)(1 + rnd(&g->s) % 2) : 0;
-  st->stride_pad = shape == NC_XS_STRIDE ? 4 * (int64_t)(1 + rnd(&g->s) % 4) : 0;
-  st->resolved_every = shape == NC_XS_MASK ? 2 + (int32_t)(rnd(&g->s) % 5) : 0;
-  st->nulls = shape == NC_XS_NULLS ? (uint8_t)(1 + rnd(&g->s) % 7) : 0;
+  st->thread = shape == NC_XS_THREAD ? (uint8_t)(1 + nc_splitmix(&g->s) % 2) : 0;
+  st->stride_pad = shape == NC_XS_STRIDE ? 4 * (int64_t)(1 + nc_splitmix(&g->s) % 4) : 0;
+  st->resolved_every = shape == NC_XS_MASK ? 2 + (int32_t)(nc_splitmix(&g->s) % 5) : 0;
+  st->nulls = shape == NC_XS_NULLS ? (uint8_t)(1 + nc_splitmix(&g->s) % 7) : 0;
 }
 
 /* A third of the key-taking steps aim at the smallest empty coverage cell
@@ -543,12 +542,12 @@ static void force_shape(gen *g, nc_x_step *st, int shape)
 static int aim(gen *g, int a, int64_t hi, int64_t *n, int *shape)
 {
   int bucket;
-  if (!g->cover || hi < 2 || rnd(&g->s) % 3 ||
+  if (!g->cover || hi < 2 || nc_splitmix(&g->s) % 3 ||
       !nc_x_cover_gap(g->cover, a, nc_x_bucket(hi), enabled_shapes(g), &bucket, shape))
     return 0;
   int64_t lo = (int64_t)1 << (bucket - 1), top = ((int64_t)1 << bucket) - 1;
   top = top < hi ? top : hi;
-  *n = lo + (int64_t)(rnd(&g->s) % (uint64_t)(top - lo + 1));
+  *n = lo + (int64_t)(nc_splitmix(&g->s) % (uint64_t)(top - lo + 1));
   return 1;
 }
 
@@ -559,7 +558,7 @@ static int table_step(gen *g, int a, int growing)
   int aimed = aim(g, a, hi, &n, &shape);
   if (aimed) {
     /* n and shape are set */
-  } else if (a == NC_X_INSERT && growing && rnd(&g->s) % 2) {
+  } else if (a == NC_X_INSERT && growing && nc_splitmix(&g->s) % 2) {
     int64_t grow = g->q->growth_max < g->sh->cap ? g->q->growth_max : g->sh->cap;
     n = g->q->depth_goal - (int64_t)g->stored[slot].len;
     n = n < grow ? n : grow;
@@ -614,11 +613,11 @@ static void gen_start(gen *g, nc_x_seq *q, const nc_x_table_shape *sh, uint64_t 
   g->sh = sh;
   g->q = q;
   g->s = seed;
-  g->salt = rnd(&g->s);
-  g->dense = rnd(&g->s) % 2;
+  g->salt = nc_splitmix(&g->s);
+  g->dense = nc_splitmix(&g->s) % 2;
   g->alive[0] = g->factory_alive = 1;
   for (int a = 0; a < NC_X_ACTIONS; a++)
-    g->emphasis[a] = q->even ? 1 : 1 << (rnd(&g->s) % 3);
+    g->emphasis[a] = q->even ? 1 : 1 << (nc_splitmix(&g->s) % 3);
   int64_t inv = sh->invalid_key;
   int64_t edges[10] = {0, -1, 1, -2, inv, inv + 1, inv - 1, INT64_MIN, INT64_MAX, 42};
   if (sh->key_size == 4) {

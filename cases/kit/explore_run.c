@@ -13,6 +13,7 @@
 #include "common.h"
 #include "threads.h"
 #include "trace.h"
+#include "splitmix.h"
 
 /* A floor on the bytes per second a checked step moves on a loaded
  * machine: a call touches its keys and may rehash (or, destroyed, free)
@@ -61,14 +62,6 @@ typedef struct world {
   char first_failed[NC_X_ACTIONS][200];
 } world;
 
-static uint64_t rnd(uint64_t *s)
-{
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* A find's hits counted into the slot's expected counter. */
 static void count_find(slot *sl, int64_t n, int64_t hits, int plain)
 {
@@ -91,7 +84,7 @@ static void probe(world *w, slot *sl, const nc_x_step *st)
     n = 0;
   memcpy(keys, w->q->arena + st->first, (size_t)n * sizeof(int64_t));
   for (int j = 0; j < 16 && w->q->arena_len; j++)
-    keys[n++] = w->q->arena[rnd(&rng) % w->q->arena_len];
+    keys[n++] = w->q->arena[nc_splitmix(&rng) % w->q->arena_len];
   count_find(sl, n, nc_tk_find(&sl->k, n, keys, NULL, NULL), 1);
 }
 

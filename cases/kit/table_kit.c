@@ -13,6 +13,7 @@
 #include "guarded.h"
 #include "pool.h"
 #include "violations.h"
+#include "splitmix.h"
 
 /* Canary salts of the output buffers, so that each region's pattern is its own. */
 #define SALT_VALUES 3
@@ -115,20 +116,12 @@ void nc_tk_close(nc_tk *k, const nve_ext_table_factory_t *f)
   nc_tk_done(k);
 }
 
-static uint64_t next_random(uint64_t *s)
-{
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 void nc_tk_keys(nc_tk *k, int64_t *keys, int64_t n, int64_t first)
 {
   for (int64_t i = 0; i < n; i++)
     keys[i] = first + i;
   for (int64_t i = n - 1; i > 0; i--) {
-    int64_t j = (int64_t)(next_random(&k->rng) % (uint64_t)(i + 1));
+    int64_t j = (int64_t)(nc_splitmix(&k->rng) % (uint64_t)(i + 1));
     int64_t t = keys[i];
     keys[i] = keys[j];
     keys[j] = t;

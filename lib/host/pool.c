@@ -11,6 +11,7 @@
 
 #include "nve_conform.h" /* NC_MAX_WORKERS */
 #include "threads.h"
+#include "splitmix.h"
 
 #define MAX_WORKERS NC_MAX_WORKERS
 /* Helpers spin this many rounds for the next job before they sleep: a
@@ -65,17 +66,9 @@ int nc_schedule_parse(const char *name)
   return -1;
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 static void pause_briefly(uint64_t *rng)
 {
-  struct timespec ts = {0, (long)(splitmix(rng) % 200000)}; /* up to 0.2 ms */
+  struct timespec ts = {0, (long)(nc_splitmix(rng) % 200000)}; /* up to 0.2 ms */
   nanosleep(&ts, NULL);
 }
 
@@ -121,7 +114,7 @@ static void *helper_main(void *arg)
       return NULL;
     job *j = __atomic_load_n(&pool.current, __ATOMIC_ACQUIRE);
     if (j) {
-      work_on(j, splitmix(&rng));
+      work_on(j, nc_splitmix(&rng));
       atomic_fetch_sub(&j->helpers_busy, 1);
     }
   }
@@ -190,7 +183,7 @@ static int64_t *make_order(int64_t count)
   if (pool.schedule == NC_SCHEDULE_SHUFFLE) {
     uint64_t rng = pool.seed ^ (uint64_t)count;
     for (int64_t k = count - 1; k > 0; k--) {
-      int64_t r = (int64_t)(splitmix(&rng) % (uint64_t)(k + 1));
+      int64_t r = (int64_t)(nc_splitmix(&rng) % (uint64_t)(k + 1));
       int64_t t = order[k];
       order[k] = order[r];
       order[r] = t;
