@@ -26,6 +26,16 @@ static const char *const part_names[4] = {"creation sweep", "produce sweep",
                                           "creation with malformed configs",
                                           "produce with malformed configs"};
 
+/* The points a sweep made fail: its runs with the later allocations
+ * failing too, but the last, clean one. */
+static size_t allocation_points(const nc_sweep *s)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < s->n; i++)
+    n += s->steps[i].k && !s->steps[i].transient && s->steps[i].fired;
+  return n;
+}
+
 /* Gathers the calls; 0, or -1 when the case cannot go on (recorded). */
 static int observe(nc_case *c, observed *obs)
 {
@@ -74,8 +84,9 @@ static int observe(nc_case *c, observed *obs)
               s->n, NC_SWEEP_CAP, NC_SWEEP_BUDGET_S);
     else
       nc_note(c, part_names[i], "every allocation point exercised",
-              "%zu runs (%zu allocation points) in %.2f s; cap %d, budget %.0f s", s->n,
-              s->n ? s->n - 1 : 0, s->seconds, NC_SWEEP_CAP, NC_SWEEP_BUDGET_S);
+              "%zu runs (%zu allocation points, each failing with the later ones and alone) "
+              "in %.2f s; cap %d, budget %.0f s", s->n, allocation_points(s), s->seconds,
+              NC_SWEEP_CAP, NC_SWEEP_BUDGET_S);
   }
   return 0;
 }

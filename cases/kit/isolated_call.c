@@ -13,6 +13,7 @@
 #include "alloc.h"
 #include "calls.h"
 #include "case_child.h"
+#include "common.h"
 #include "contain.h"
 #include "pool.h"
 #include "record.h"
@@ -21,6 +22,7 @@
 #include "sha256.h"
 #include "threads.h"
 #include "trace.h"
+#include "violations.h"
 
 /* ---- in the fresh child ------------------------------------------------------ */
 
@@ -29,6 +31,7 @@ typedef struct call_job {
   nc_target target;
   const char *json;
   long k;
+  unsigned flags; /* NC_CALL_* */
 } call_job;
 
 typedef union out_slot {
@@ -100,6 +103,33 @@ static int examine_error(nc_case *c, const char *err, char *message, size_t msgl
   return NC_ERR_MESSAGE;
 }
 
+/* A handle a call made while an allocation failed must work like any
+ * other: the workload on it (on a table the factory produces, for a
+ * factory). A crash here is the call's, as any crash under failure. What
+ * else the workload breaks the table cases see for themselves: streamed
+ * from here it would be charged to whichever case ran the shared sweep
+ * first, and the report would depend on the job count. */
+static void exercise(nc_case *c, nc_target target, const out_slot *slot)
+{
+  nc_violation_sink sink = nc_violation_get_sink();
+  nc_violation_set_sink(NULL);
+  /* Tasks on this thread alone: a pool thread's first task would make
+   * its one-time allocations (the plugin's TLS) look like what the call
+   * left behind. */
+  nc_pool_configure(c->cfg->workers, NC_SCHEDULE_INLINE, c->cfg->seed);
+  nc_workload_result w;
+  nve_ext_table_t t = {0};
+  if (target == NC_TARGET_PRODUCE) {
+    nc_workload_run(c, &slot->table, &w);
+  } else if (nc_call_produce(&slot->factory, 1, c->cfg->table_config, &t) == NVE_SUCCESS &&
+             nc_handle_usable(t.self, t.ops, sizeof(nve_ext_table_ops_t), NC_TABLE_OPS_FNS)) {
+    nc_workload_run(c, &t, &w);
+    nc_call_table_destroy(&t);
+  }
+  nc_pool_configure(c->cfg->workers, c->cfg->schedule, c->cfg->seed);
+  nc_violation_set_sink(sink);
+}
+
 static void call_body(void *arg)
 {
   call_job *j = arg;
@@ -130,8 +160,11 @@ static void call_body(void *arg)
   for (int w = 0; w < 2; w++) {
     memset(&slot, 0, sizeof(slot));
     if (call_target(c, j->target, &f, warm_json[w], &slot, &err) == NVE_SUCCESS &&
-        handle_usable(j->target, &slot))
+        handle_usable(j->target, &slot)) {
+      if (j->flags & NC_CALL_EXERCISE)
+        exercise(c, j->target, &slot); /* its one-time allocations too */
       destroy(j->target, &slot);
+    }
   }
   if (j->target == NC_TARGET_PRODUCE)
     nc_call_factory_last_error(&f);
@@ -141,7 +174,7 @@ static void call_body(void *arg)
   err = (const char *)&slot; /* not NULL: success must set it to NULL */
   nc_alloc_reset();
   nc_alloc_watch(&slot, sizeof(slot));
-  nc_alloc_arm(j->k, 1);
+  nc_alloc_arm(j->k, !(j->flags & NC_CALL_TRANSIENT));
   nve_status_t status = call_target(c, j->target, &f, j->json, &slot, &err);
   int fired = nc_alloc_fired();
   nc_alloc_arm(0, 0);
@@ -165,6 +198,8 @@ static void call_body(void *arg)
     if (j->target == NC_TARGET_CREATE && err != NULL)
       error_state = err == (const char *)&slot ? NC_ERR_UNREADABLE : NC_ERR_MESSAGE;
     if (usable) {
+      if ((j->flags & NC_CALL_EXERCISE) && (fired || !j->k))
+        exercise(c, j->target, &slot);
       destroy(j->target, &slot);
       /* What produce made may belong to the factory: count after both go. */
       if (j->target == NC_TARGET_PRODUCE) {
@@ -196,15 +231,16 @@ static void call_body(void *arg)
 /* ---- in the case's own process --------------------------------------------------- */
 
 int nc_isolated_call(nc_case *c, nc_target target, const char *label, const char *json, long k,
-                     nc_call_outcome *out)
+                     unsigned flags, nc_call_outcome *out)
 {
   memset(out, 0, sizeof(out[0]));
   out->target = target;
   out->k = k;
+  out->transient = (flags & NC_CALL_TRANSIENT) != 0;
   out->zero_first = -1;
   out->must_fail_with = -2;
   snprintf(out->config, sizeof(out->config), "%s", label);
-  call_job j = {c, target, json, k};
+  call_job j = {c, target, json, k, flags};
   nc_child_result cr;
   char err[256];
   if (nc_run_isolated(call_body, &j, nc_step_timeout(c), 0, 0, &cr, err, sizeof(err)) != 0) {
@@ -258,8 +294,8 @@ void nc_outcome_label(const nc_call_outcome *o, char *out, size_t outlen)
 {
   const char *what = o->target == NC_TARGET_CREATE ? "creation" : "produce";
   if (o->k)
-    snprintf(out, outlen, "%s with allocation %ld and later ones failing (--sweep-k %ld)", what,
-             o->k, o->k);
+    snprintf(out, outlen, "%s with allocation %ld %s failing (--sweep-k %ld)", what, o->k,
+             o->transient ? "alone" : "and later ones", o->k);
   else
     snprintf(out, outlen, "%s with config %s", what, o->config);
 }
@@ -333,7 +369,7 @@ static int load(nc_case *c, const char *kind, nc_target target, nc_sweep *s)
   size_t n;
   char sealed[65] = "", hex[65], header[128];
   int ok = fscanf(f, "%zu %d %lf %64s", &n, &s->capped, &s->seconds, sealed) == 4 &&
-           fgetc(f) == '\n' && n <= NC_SWEEP_CAP;
+           fgetc(f) == '\n' && n <= 2 * NC_SWEEP_CAP;
   if (ok) {
     s->steps = calloc(n ? n : 1, sizeof(nc_call_outcome));
     ok = s->steps && fread(s->steps, sizeof(nc_call_outcome), n, f) == n;
@@ -369,11 +405,16 @@ int nc_sweep_run(nc_case *c, nc_target target, nc_sweep *out)
   long first = c->cfg->sweep_k ? c->cfg->sweep_k : 1;
   long last = c->cfg->sweep_k ? c->cfg->sweep_k : NC_SWEEP_CAP;
   out->capped = 1;
+  /* The control: the same call and use, nothing failing. A plugin whose
+   * plain use crashes has that judged by the cases of its ops. */
+  nc_call_outcome o;
+  if (nc_isolated_call(c, target, "the run's", json, 0, NC_CALL_EXERCISE, &o) != 0)
+    return -1;
+  unsigned use = o.completed ? NC_CALL_EXERCISE : 0;
   for (long k = first; k <= last; k++) {
     if (seconds_now() - t0 > NC_SWEEP_BUDGET_S)
       break;
-    nc_call_outcome o;
-    if (nc_isolated_call(c, target, "the run's", json, k, &o) != 0)
+    if (nc_isolated_call(c, target, "the run's", json, k, use, &o) != 0)
       return -1;
     if (append(out, &o) != 0)
       return -1;
@@ -381,6 +422,10 @@ int nc_sweep_run(nc_case *c, nc_target target, nc_sweep *out)
       out->capped = 0; /* a clean run: every allocation point was covered */
       break;
     }
+    if (o.fired && (nc_isolated_call(c, target, "the run's", json, k, use | NC_CALL_TRANSIENT,
+                                     &o) != 0 ||
+                    append(out, &o) != 0))
+      return -1;
   }
   if (c->cfg->sweep_k)
     out->capped = 0;
@@ -443,7 +488,7 @@ int nc_config_calls_run(nc_case *c, nc_target target, nc_sweep *out)
   for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]) && rc == 0; i++) {
     nc_call_outcome o;
     if ((configs[i].label[0] == 'a' && !configs[i].json) ||
-        nc_isolated_call(c, target, configs[i].label, configs[i].json, 0, &o) != 0 ||
+        nc_isolated_call(c, target, configs[i].label, configs[i].json, 0, 0, &o) != 0 ||
         append(out, &o) != 0)
       rc = -1;
   }
@@ -453,7 +498,7 @@ int nc_config_calls_run(nc_case *c, nc_target target, nc_sweep *out)
     nc_call_outcome o;
     char label[64];
     snprintf(label, sizeof(label), "#%zu declared failing in the profile", i + 1);
-    if (nc_isolated_call(c, target, label, c->cfg->failing[i].json, 0, &o) != 0)
+    if (nc_isolated_call(c, target, label, c->cfg->failing[i].json, 0, 0, &o) != 0)
       rc = -1;
     o.must_fail_with = c->cfg->failing[i].status;
     if (rc == 0 && append(out, &o) != 0)

@@ -26,6 +26,7 @@ typedef struct nc_call_outcome {
   nc_target target;
   char config[64];  /* a label for the config used */
   long k;           /* the allocation made to fail (0: none) */
+  int transient;    /* only allocation k failed, not the later ones too */
   int completed;    /* the child finished normally */
   char how[300];    /* when it did not: how it ended, and in which callback */
   int signo;
@@ -43,14 +44,26 @@ typedef struct nc_call_outcome {
   char message[160];
 } nc_call_outcome;
 
+/* How an isolated call runs: allocation k alone failing, not the later
+ * ones too; and the handle it made used (the workload) when an injected
+ * failure fired, or always when k is 0, so that a success that hides a
+ * broken object crashes there. */
+#define NC_CALL_TRANSIENT 1u
+#define NC_CALL_EXERCISE 2u
+
 /* Runs one call of target with config json (NULL allowed), failing the
- * k-th and every later allocation (k = 0: none). Returns 0 with out filled,
- * or -1 when the harness could not run it (recorded as an error). */
+ * k-th and every later allocation (k = 0: none), as flags (NC_CALL_*)
+ * say. Returns 0 with out filled, or -1 when the harness could not run it
+ * (recorded as an error). */
 int nc_isolated_call(nc_case *c, nc_target target, const char *label, const char *json, long k,
-                     nc_call_outcome *out);
+                     unsigned flags, nc_call_outcome *out);
 
 /* The failure sweep: k = 1, 2, ... until a call completes without an
- * injected failure, within a cap and a time budget. Results are cached per
+ * injected failure, within a cap and a time budget; each k that fired
+ * once more with allocation k alone failing (a plugin that checks only
+ * some of its allocations passes when the later ones fail too). The
+ * handles made under failure are used when a control call, with no
+ * failure, survives the same use: a crash there is then the failure's. Results are cached per
  * run, so the rules that read a sweep share one. */
 typedef struct nc_sweep {
   nc_call_outcome *steps;

@@ -19,6 +19,7 @@ static atomic_size_t counts[NC_RULE_COUNT];
 static nc_violation_sink _Atomic sink;
 
 void nc_violation_set_sink(nc_violation_sink s) { atomic_store(&sink, s); }
+nc_violation_sink nc_violation_get_sink(void) { return atomic_load(&sink); }
 
 void nc_violation_record(nc_rule rule, const char *text)
 {
