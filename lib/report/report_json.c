@@ -7,6 +7,7 @@
 #include "atomic_file.h"
 #include "report.h"
 #include "rules.h"
+#include "text.h"
 
 static void add_string(cJSON *obj, const char *key, const char *value)
 {
@@ -194,8 +195,10 @@ int nc_report_write_json(const nc_report *r, const char *path, char *err, size_t
     cJSON_AddItemToArray(results, result_json(&r->results[i]));
   cJSON_AddItemToObject(root, "coverage", coverage_json(r));
 
-  char *text = cJSON_Print(root);
+  char *printed = cJSON_Print(root);
   cJSON_Delete(root);
+  char *text = printed ? nc_json_text_safe(printed) : NULL;
+  free(printed);
   if (!text) {
     snprintf(err, errlen, "out of memory while building the JSON report");
     return -1;

@@ -11,6 +11,7 @@
 #include "atomic_file.h"
 #include "report.h"
 #include "rule_page.h"
+#include "text.h"
 
 /* Where helpUri points: the installed catalogue unless configure was told
  * otherwise (--with-doc-url). */
@@ -107,10 +108,12 @@ int nc_report_write_sarif(const nc_report *r, const char *path, char *err, size_
     cJSON_AddStringToObject(cJSON_AddObjectToObject(out, "message"), "text",
                             res->reason ? res->reason : nc_verdict_name(res->verdict));
     cJSON *loc = cJSON_CreateObject();
+    char *uri = nc_uri_path(r->plugin_path ? r->plugin_path : "");
     cJSON_AddStringToObject(
         cJSON_AddObjectToObject(cJSON_AddObjectToObject(loc, "physicalLocation"),
                                 "artifactLocation"),
-        "uri", r->plugin_path ? r->plugin_path : "");
+        "uri", uri ? uri : "");
+    free(uri);
     cJSON_AddItemToArray(cJSON_AddArrayToObject(out, "locations"), loc);
     if (res->verdict == NC_VERDICT_WAIVED) {
       cJSON *sup = cJSON_CreateObject();
@@ -120,8 +123,11 @@ int nc_report_write_sarif(const nc_report *r, const char *path, char *err, size_
     }
     cJSON *rprops = cJSON_AddObjectToObject(out, "properties");
     cJSON_AddStringToObject(rprops, "verdict", nc_verdict_name(res->verdict));
-    if (res->reproduce)
-      cJSON_AddStringToObject(rprops, "reproduce", res->reproduce);
+    if (res->reproduce) { /* shown as a text report shows it: a reader copies it */
+      char *shown = nc_text_escaped(res->reproduce, 0);
+      cJSON_AddStringToObject(rprops, "reproduce", shown ? shown : "");
+      free(shown);
+    }
     cJSON_AddItemToArray(results, out);
   }
   if (r->error) {
@@ -133,8 +139,10 @@ int nc_report_write_sarif(const nc_report *r, const char *path, char *err, size_
     cJSON_AddItemToArray(cJSON_AddArrayToObject(inv, "toolExecutionNotifications"), notif);
     cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);
   }
-  char *text = cJSON_Print(root);
+  char *printed = cJSON_Print(root);
   cJSON_Delete(root);
+  char *text = printed ? nc_json_text_safe(printed) : NULL;
+  free(printed);
   if (!text) {
     snprintf(err, errlen, "out of memory while building the SARIF report");
     return -1;

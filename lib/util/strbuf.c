@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+
 static int reserve(nc_strbuf *b, size_t extra)
 {
   if (b->failed)
@@ -61,6 +63,16 @@ void nc_strbuf_put_xml(nc_strbuf *b, const char *s)
     default:
       if (c < 0x20 && c != '\t' && c != '\n')
         break; /* not allowed in XML 1.0 */
+      size_t n = nc_text_unsafe_len(s);
+      if (n > 1) { /* C1 and bidirectional characters: shown as \uHHHH, never obeyed */
+        char one[4] = {0};
+        memcpy(one, s, n);
+        char *shown = nc_text_escaped(one, 1);
+        nc_strbuf_puts(b, shown ? shown : "?");
+        free(shown);
+        s += n - 1;
+        break;
+      }
       if (reserve(b, 1) == 0) {
         b->data[b->len++] = (char)c;
         b->data[b->len] = '\0';

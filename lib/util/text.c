@@ -144,3 +144,41 @@ char *nc_text_escaped(const char *s, int keep_lines)
   *o = '\0';
   return out;
 }
+
+char *nc_json_text_safe(const char *json)
+{
+  size_t len = strlen(json);
+  char *out = malloc(len * 6 + 1), *o = out; /* "\u007f" for one byte at most */
+  if (!out)
+    return NULL;
+  for (const unsigned char *p = (const unsigned char *)json; *p;) {
+    size_t n = nc_text_unsafe_len((const char *)p);
+    if (n == 1 && *p < 0x20) { /* outside strings JSON has only its white space */
+      *o++ = (char)*p++;
+    } else if (n) {
+      o += sprintf(o, "\\u%04x", code_point(p, n));
+      p += n;
+    } else {
+      *o++ = (char)*p++;
+    }
+  }
+  *o = '\0';
+  return out;
+}
+
+char *nc_uri_path(const char *path)
+{
+  size_t len = strlen(path);
+  char *out = malloc(len * 3 + 1), *o = out;
+  if (!out)
+    return NULL;
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+        strchr("-._~/", *p))
+      *o++ = (char)*p;
+    else
+      o += sprintf(o, "%%%02X", *p);
+  }
+  *o = '\0';
+  return out;
+}

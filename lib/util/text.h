@@ -25,4 +25,15 @@ size_t nc_text_unsafe_len(const char *s);
  * written \n and \t (a path, a name). NULL when out of memory. */
 char *nc_text_escaped(const char *s, int keep_lines);
 
+/* A heap copy of printed JSON with every character above (DEL, C1, the
+ * bidirectional ones) written \uHHHH: they stand only inside strings,
+ * whose values stay the same, and the file is then safe to cat. NULL
+ * when out of memory. */
+char *nc_json_text_safe(const char *json);
+
+/* A heap copy of a path as a URI reference: RFC 3986's unreserved
+ * characters and '/' as they are, every other byte %HH. NULL when out of
+ * memory. */
+char *nc_uri_path(const char *path);
+
 #endif

@@ -80,12 +80,50 @@ static void test_escaped(void **state)
   escaped_is(NULL, 0, "");
 }
 
+static void transformed_is(char *(*f)(const char *), const char *in, const char *want)
+{
+  char *got = f(in);
+  assert_non_null(got);
+  assert_string_equal(got, want);
+  free(got);
+}
+
+/* Printed JSON: the characters no reader should get raw become \uHHHH
+ * escapes, which decode to the same string; the rest is untouched. */
+static void test_json_text_safe(void **state)
+{
+  (void)state;
+  transformed_is(nc_json_text_safe, "{\n\t\"a\":\t\"b\"\n}", "{\n\t\"a\":\t\"b\"\n}");
+  transformed_is(nc_json_text_safe, "\"r\xe2\x80\xaes\"", "\"r\\u202es\"");
+  transformed_is(nc_json_text_safe, "\"x\xc2\x9by\"", "\"x\\u009by\"");
+  transformed_is(nc_json_text_safe, "\"\xe2\x81\xa6\xe2\x80\x8f\"", "\"\\u2066\\u200f\"");
+  transformed_is(nc_json_text_safe, "\"\177\"", "\"\\u007f\"");
+  transformed_is(nc_json_text_safe, "\"caf\xc3\xa9 \xe2\x82\xac\"", "\"caf\xc3\xa9 \xe2\x82\xac\"");
+  transformed_is(nc_json_text_safe, "\"\\u001b\"", "\"\\u001b\""); /* cJSON's own escapes */
+  transformed_is(nc_json_text_safe, "", "");
+}
+
+/* A path as a URI reference: unreserved characters and '/' kept, the rest
+ * percent-encoded, bytes of broken UTF-8 included. */
+static void test_uri_path(void **state)
+{
+  (void)state;
+  transformed_is(nc_uri_path, "/usr/lib/nve-plugin_x.1~a.so", "/usr/lib/nve-plugin_x.1~a.so");
+  transformed_is(nc_uri_path, "/a b/%c#d?e", "/a%20b/%25c%23d%3Fe");
+  transformed_is(nc_uri_path, "a\033[2J\nb", "a%1B%5B2J%0Ab");
+  transformed_is(nc_uri_path, "r\xe2\x80\xaes", "r%E2%80%AEs");
+  transformed_is(nc_uri_path, "bad\xff", "bad%FF");
+  transformed_is(nc_uri_path, "", "");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_unsafe_lengths),
       cmocka_unit_test(test_sanitized),
       cmocka_unit_test(test_escaped),
+      cmocka_unit_test(test_json_text_safe),
+      cmocka_unit_test(test_uri_path),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
