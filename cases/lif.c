@@ -13,6 +13,7 @@
 
 #include "cases.h"
 #include "common.h"
+#include "explore.h"
 #include "loader.h"
 #include "pool.h"
 #include "runner.h"
@@ -50,6 +51,7 @@ void nc_case_LIF_01(nc_case *c)
     nc_tk_done(&k);
   }
   nc_call_table_destroy(&t);
+  nc_explore_lifecycle(c);
 }
 
 /* A second table from f (table ID 2), checked as the first. */
@@ -126,6 +128,7 @@ void nc_case_LIF_02(nc_case *c)
     nc_tk_done(&b);
   }
   nc_tk_close(&a, &f1);
+  nc_explore_lifecycle(c);
 }
 
 /* ---- LIF-04 ------------------------------------------------------------------ */

@@ -12,6 +12,7 @@
 #include "explore_cover.h"
 #include "explore_repro.h"
 #include "explore_shrink.h"
+#include "explore_view.h"
 #include "runner.h"
 #include "table_kit.h"
 #include "splitmix.h"
@@ -19,7 +20,7 @@
 /* What each effort explores: its budget in seconds at the nominal rate,
  * the deepest table and the largest batch it aims for, and the model's
  * memory bound. */
-typedef struct effort_plan {
+typedef struct nc_x_effort {
   double budget_s;
   int64_t depth, batch, model_bytes;
 } effort_plan;
@@ -138,7 +139,7 @@ static void add_reach(reach *r, const nc_x_seq *q, const nc_x_replay_stats *st)
 
 /* The rule a dependency of the failure belongs to; the case's own rule
  * for those that belong to the op (a thread, a stride). */
-static nc_rule dependency_rule(unsigned depends, nc_rule own, const char **what)
+nc_rule nc_x_dependency_rule(unsigned depends, nc_rule own, const char **what)
 {
   static const struct {
     unsigned toggle;
@@ -162,7 +163,7 @@ static nc_rule dependency_rule(unsigned depends, nc_rule own, const char **what)
   return own;
 }
 
-static void note_steps(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh)
+void nc_x_note_steps(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh)
 {
   for (size_t i = 0; i < sh->len; i++) {
     char d[240];
@@ -183,7 +184,7 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
                            const nc_x_shrunk *sh)
 {
   const char *what;
-  nc_rule owner = dependency_rule(sh->depends, NC_RULE_COUNT, &what);
+  nc_rule owner = nc_x_dependency_rule(sh->depends, NC_RULE_COUNT, &what);
   char call[200], needs[200] = "";
   snprintf(call, sizeof(call), "explored sequence %d (seed %llu), step %ld of %zu (%s)", seqno,
            (unsigned long long)seed, first->at + 1, q->count,
@@ -212,7 +213,7 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
     nc_note(c, "shrinking", "a bound in replays, not in time",
             "stopped by the safety cap in time after %d replays (a heavily loaded machine?): "
             "the sequence may be longer than the shortest", sh->replays);
-  note_steps(c, q, sh);
+  nc_x_note_steps(c, q, sh);
   char name[64];
   nc_rule blamed = owner != NC_RULE_COUNT ? owner
                  : sh->fail.nowners ? sh->fail.owners[0] : c->rule;
@@ -411,89 +412,22 @@ void nc_explore(nc_case *c)
   report_reach(c, &r, &shape, budget, quota, stopped);
 }
 
-/* LIF-03's sequences: lifecycle events always on, their seeds apart from
- * TBL-11's, and a quarter of its budget (each runs twice). */
-#define LEAK_SEED 0x6c6966652d30330aull
-#define LEAK_SHARE 4
-#define NC_XF_LIFECYCLE                                                                        \
-  (NC_XF_ACTION(NC_X_PRODUCE) | NC_XF_ACTION(NC_X_DESTROY) | NC_XF_ACTION(NC_X_DROP_FACTORY) | \
-   NC_XF_THREADS)
-
-static void report_leak(nc_case *c, const nc_x_seq *q, int seqno, uint64_t seed,
-                        const nc_x_shrunk *sh)
+int nc_x_view_start(nc_case *c, int share, nc_x_view *v)
 {
-  const char *what;
-  dependency_rule(sh->depends, c->rule, &what);
-  char call[200], needs[200] = "";
-  snprintf(call, sizeof(call), "explored lifecycle %d (seed %llu): %zu steps, then every table, "
-           "the factory and the threads gone", seqno, (unsigned long long)seed, q->count);
-  if (what)
-    snprintf(needs, sizeof(needs), "; it needs %s (replayed without it, nothing is left)", what);
-  nc_fail(c, call, "no memory allocated by the plugin left",
-          "%s. Shortest leaking sequence: %zu step%s (%d replays on fresh tables)%s",
-          sh->fail.why, sh->len, sh->len == 1 ? "" : "s", sh->replays, needs);
-  note_steps(c, q, sh);
+  v->plan = plan_of(c->cfg);
+  double budget_s = (c->cfg->budget_s > 0 ? c->cfg->budget_s : v->plan->budget_s) / share;
+  if (table_shape(c, &v->shape, v->plan->batch) != 0)
+    return -1;
+  v->quota = keys_for_budget(budget_s, &v->shape);
+  v->depth_cap = deepest_table(v->plan, &v->shape);
+  v->cap_at = nc_now() + 60 + 20 * budget_s;
+  return 0;
 }
 
-/* Replays q twice in the leak view: the first makes the one-time
- * allocations (lazily built globals, this thread's storage), the second
- * is judged. 1 when it leaked (reported), 0 when not, -1 when it could not
- * run. */
-static int leak_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, double cap_at)
+int64_t nc_x_view_sequence(const nc_x_view *v, nc_x_seq *q, int j, uint64_t salt, int64_t left)
 {
-  nc_x_failure fail;
-  if (nc_x_replay(c, q, q->steps, q->count, NC_XT_LEAKS, 0, &fail, NULL) != 0 ||
-      nc_x_replay(c, q, q->steps, q->count, NC_XT_LEAKS, 0, &fail, NULL) != 0)
-    return -1;
-  if (fail.at == (long)q->count)
-    return 0;
-  nc_x_shrunk sh;
-  if (nc_x_shrink(c, q, q->steps, q->count, &fail, NC_XT_LEAKS, cap_at, &sh) != 0) {
-    nc_harness_error(c, "out of memory shrinking a sequence of %zu steps", q->count);
-    return -1;
-  }
-  report_leak(c, q, seqno, seed, &sh);
-  free(sh.steps);
-  return 1;
-}
-
-void nc_explore_leaks(nc_case *c)
-{
-  const effort_plan *plan = plan_of(c->cfg);
-  double budget_s = (c->cfg->budget_s > 0 ? c->cfg->budget_s : plan->budget_s) / LEAK_SHARE;
-  nc_x_table_shape shape;
-  if (table_shape(c, &shape, plan->batch) != 0)
-    return;
-  int64_t quota = keys_for_budget(budget_s, &shape);
-  int64_t depth_cap = deepest_table(plan, &shape);
-  double cap_at = nc_now() + 60 + 20 * budget_s;
-  int64_t spent = 0, drops = 0, after_drop = 0, beside = 0, deepest = 0;
-  size_t steps = 0;
-  int j = 0;
-  for (; spent < quota && nc_now() <= cap_at; j++) {
-    nc_x_seq q;
-    int64_t goal = plan_sequence(&q, FIXED_SEQUENCES + j, c->cfg->seed ^ LEAK_SEED, plan,
-                                 depth_cap, quota - spent);
-    q.features |= NC_XF_LIFECYCLE;
-    uint64_t seed = q.seed;
-    int rc = nc_x_generate(&q, &shape, seed, goal, NULL);
-    if (rc != 0)
-      nc_harness_error(c, "out of memory generating sequence %d", j + 1);
-    else
-      rc = leak_one(c, &q, j + 1, seed, cap_at);
-    spent += q.work > 0 ? 2 * q.work : 1;
-    steps += q.count;
-    drops += q.drops_with_tables;
-    after_drop += q.produce_after_drop;
-    beside += q.destroys_with_others;
-    deepest = q.deepest > deepest ? q.deepest : deepest;
-    nc_x_seq_free(&q);
-    if (rc != 0)
-      return;
-  }
-  nc_note(c, "explored lifecycles", "nothing left after any order of produces and destroys",
-          "%d sequences, %zu steps, tables up to %lld keys: %lld factory drops with tables "
-          "alive, %lld produces after a drop, %lld destroys beside other tables; nothing left "
-          "after any", j, steps, (long long)deepest, (long long)drops, (long long)after_drop,
-          (long long)beside);
+  int64_t goal = plan_sequence(q, FIXED_SEQUENCES + j, salt, v->plan, v->depth_cap, left);
+  q->features |= NC_XF_ACTION(NC_X_PRODUCE) | NC_XF_ACTION(NC_X_DESTROY) |
+                 NC_XF_ACTION(NC_X_DROP_FACTORY) | NC_XF_THREADS;
+  return goal;
 }

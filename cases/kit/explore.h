@@ -33,5 +33,10 @@ void nc_explore(nc_case *c);
  * destroyed (FAIL with the shortest such sequence). Needs the allocation
  * accounting (nc_alloc_available). */
 void nc_explore_leaks(nc_case *c);
+/* LIF-01's and LIF-02's view: the same sequences judged as TBL-11's, a
+ * disagreement FAIL for the case's rule when the blame replays show it
+ * needs that rule's lifecycle event (the factory destroyed before the
+ * table; another table alive, or one destroyed before). */
+void nc_explore_lifecycle(nc_case *c);
 
 #endif

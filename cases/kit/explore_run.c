@@ -429,11 +429,11 @@ static void judge_leaks(size_t count, nc_x_failure *fail)
 int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t count,
                 unsigned toggles, int alone_slot, nc_x_failure *fail, nc_x_replay_stats *stats)
 {
-  /* The leak view makes plain calls (every output, no resolved keys, no
-   * wide stride, no empty batch): what they would break is the table
-   * rules' to judge, and a crash there would leave LIF-03 untested. */
   if (toggles & NC_XT_LEAKS)
+    toggles |= NC_XT_PLAIN_CALLS;
+  if (toggles & NC_XT_PLAIN_CALLS)
     toggles |= NC_XT_OUTPUTS | NC_XT_NO_MASK | NC_XT_PLAIN_STRIDE;
+  int plain = (toggles & NC_XT_PLAIN_CALLS) != 0;
   world w = {.c = c, .q = q, .toggles = toggles, .alone_slot = alone_slot};
   fail->at = (long)count;
   fail->why[0] = '\0';
@@ -459,7 +459,7 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
       continue;
     }
     slot *sl = &w.s[st->slot];
-    if (!sl->alive || (leaks && st->n == 0 && st->action <= NC_X_ERASE))
+    if (!sl->alive || (plain && st->n == 0 && st->action <= NC_X_ERASE))
       continue;
     int64_t failed_before = sl->k.failed_ops;
     run_table_op(&w, sl, st);

@@ -18,6 +18,11 @@
  * rules' cases own them), only what the plugin still holds once the
  * tables, the factory and the sequence's threads are gone (LIF-03). */
 #define NC_XT_LEAKS 128u
+/* A view's calls: every output, no resolved keys, the least stride, no
+ * empty batch (the calls a host makes most; what the others break is the
+ * table rules' to judge, and a crash there would leave the view's rule
+ * untested). NC_XT_LEAKS implies it. */
+#define NC_XT_PLAIN_CALLS 256u
 
 typedef struct nc_x_failure {
   long at; /* the step after which a table disagreed; the count when none did */

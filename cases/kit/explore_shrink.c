@@ -18,7 +18,7 @@ typedef struct shrinker {
   const nc_x_seq *q;
   nc_x_shrunk *out;
   nc_x_step *trial;
-  unsigned view; /* NC_XT_LEAKS, or 0 */
+  unsigned view; /* toggles of every replay (a view's) */
   double deadline;
 } shrinker;
 

@@ -17,7 +17,8 @@ typedef struct nc_x_shrunk {
 
 /* Shrinks steps[0..len) (which fail with fail): steps of a kind, then
  * chunks, then each step's batch and call shape; then replays it with each
- * feature it uses switched off. view: 0, or NC_XT_LEAKS for every replay.
+ * feature it uses switched off. view: toggles for every replay (0,
+ * NC_XT_LEAKS, NC_XT_PLAIN_CALLS).
  * 0, or -1 when out of memory. */
 int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t len,
                 const nc_x_failure *fail, unsigned view, double deadline, nc_x_shrunk *out);

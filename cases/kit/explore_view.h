@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the lifecycle rules' views of the explorer (explore_views.c) take
+ * from its driver (explore.c): the effort's plan on this table, the
+ * sequences (lifecycle events always on), and the blame and the steps of
+ * a failure in the report's words. */
+#ifndef NC_EXPLORE_VIEW_H
+#define NC_EXPLORE_VIEW_H
+
+#include "explore_shrink.h"
+
+struct nc_x_effort;
+
+typedef struct nc_x_view {
+  const struct nc_x_effort *plan;
+  nc_x_table_shape shape;
+  int64_t quota;     /* checked keys of the view's budget */
+  int64_t depth_cap; /* the deepest table */
+  double cap_at;     /* the safety cap in time (a machine near a standstill) */
+} nc_x_view;
+
+/* The view's plan for case c with 1/share of the effort's budget; 0, or
+ * -1 when no table could be made (recorded). */
+int nc_x_view_start(nc_case *c, int share, nc_x_view *v);
+/* Plans sequence j of the view (seeds from salt, every lifecycle event
+ * enabled) into q; returns its work goal, at most left. */
+int64_t nc_x_view_sequence(const nc_x_view *v, nc_x_seq *q, int j, uint64_t salt, int64_t left);
+
+/* The rule a dependency (NC_XT_* toggles a failure needs) belongs to, own
+ * for those of the op; *what names the dependency, or NULL for none. */
+nc_rule nc_x_dependency_rule(unsigned depends, nc_rule own, const char **what);
+/* The shortest failing sequence as notes, step by step. */
+void nc_x_note_steps(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh);
+
+#endif
