@@ -426,7 +426,19 @@ int nc_x_view_start(nc_case *c, int share, nc_x_view *v)
 
 int64_t nc_x_view_sequence(const nc_x_view *v, nc_x_seq *q, int j, uint64_t salt, int64_t left)
 {
-  int64_t goal = plan_sequence(q, FIXED_SEQUENCES + j, salt, v->plan, v->depth_cap, left);
+  /* The first is TBL-11's fixed one with every feature (the same at any
+   * seed), at a quarter of the deepest table and an eighth of the view's
+   * work: every view grows a table through its resizes. Then swarm
+   * subsets from the salted seed. */
+  int64_t goal = j == 0 ? plan_sequence(q, 2, salt, v->plan, v->depth_cap, left)
+                        : plan_sequence(q, FIXED_SEQUENCES + j - 1, salt, v->plan, v->depth_cap,
+                                        left);
+  if (j == 0) {
+    q->depth_goal = v->depth_cap / 4 > 1 ? v->depth_cap / 4 : 1;
+    q->growth_max = q->growth_max < q->depth_goal ? q->growth_max : q->depth_goal;
+    q->batch_max = q->batch_max < q->growth_max ? q->batch_max : q->growth_max;
+    goal = goal < v->quota / 8 ? goal : v->quota / 8 > 1 ? v->quota / 8 : 1;
+  }
   q->features |= NC_XF_ACTION(NC_X_PRODUCE) | NC_XF_ACTION(NC_X_DESTROY) |
                  NC_XF_ACTION(NC_X_DROP_FACTORY) | NC_XF_THREADS;
   return goal;
