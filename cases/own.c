@@ -81,7 +81,7 @@ static int observe(nc_case *c, observed *obs)
       nc_note(c, part_names[i], "every allocation point exercised",
               "stopped after %zu allocation points (cap %d, budget %.0f s): the later points "
               "were not exercised",
-              s->n, NC_SWEEP_CAP, NC_SWEEP_BUDGET_S);
+              allocation_points(s), NC_SWEEP_CAP, NC_SWEEP_BUDGET_S);
     else
       nc_note(c, part_names[i], "every allocation point exercised",
               "%zu runs (%zu allocation points, each failing with the later ones and alone) "

@@ -8,10 +8,10 @@
 #include "common.h"
 #include "dtype.h"
 #include "evidence.h"
+#include "splitmix.h"
 #include "threads.h"
 #include "trace.h"
 #include "violations.h"
-#include "splitmix.h"
 
 const int64_t nc_space_batches[NC_SPACE_BATCHES] = {0,   1,    5,    63,   64,   65,   127,
                                                     128, 129,  1023, 1024, 1025, 4096, 4133};

@@ -14,8 +14,8 @@
 #include "explore_shrink.h"
 #include "explore_view.h"
 #include "runner.h"
-#include "table_kit.h"
 #include "splitmix.h"
+#include "table_kit.h"
 
 /* What each effort explores: its budget in seconds at the nominal rate,
  * the deepest table and the largest batch it aims for, and the model's
@@ -343,8 +343,8 @@ static int64_t deepest_table(const effort_plan *plan, const nc_x_table_shape *sh
   int64_t depth = plan->model_bytes / (shape->row + 64);
   depth = depth < plan->depth ? depth : plan->depth;
   int64_t per_key = shape->row / NC_EXPLORE_ROW_BYTES;
-  if (per_key > 1)
-    depth = depth / per_key > 16 ? depth / per_key : 16;
+  if (per_key > 1) /* at least 16 keys, within the model's bound */
+    depth = depth / per_key > 16 ? depth / per_key : depth < 16 ? depth : 16;
   return shape->depth_max && depth > shape->depth_max ? shape->depth_max : depth;
 }
 

@@ -11,14 +11,18 @@
 
 #include "alloc.h"
 #include "common.h"
+#include "runner.h"
+#include "splitmix.h"
 #include "threads.h"
 #include "trace.h"
-#include "splitmix.h"
 
 /* A floor on the bytes per second a checked step moves on a loaded
  * machine: a call touches its keys and may rehash (or, destroyed, free)
  * every key the tables hold. */
 #define SLOW_BYTES_PER_S 20e6
+
+/* The least time between two of a replay's beats. */
+#define BEAT_EVERY_S 0.1
 
 /* Calls of one action that may all fail before that is a failure. */
 #define NEVER_CALLS 4
@@ -440,18 +444,23 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
   fail->nowners = 0;
   fail->counted = 0;
   int leaks = (toggles & NC_XT_LEAKS) != 0;
+  double beat_at = -1, beat_allowance = 0;
   if (leaks)
     nc_alloc_reset();
   if (world_open(&w) != 0)
     return -1;
   for (size_t i = 0; i < count && fail->at == (long)count; i++) {
     const nc_x_step *st = &steps[i];
-    /* Progress: every 16th step, and before every large one with the
-     * time it may take, so that the silence the runner times is one step
-     * at most, judged by its size. */
-    double allowance = step_allowance(&w, st);
-    if ((i & 15) == 0 || st->n >= 1024 || allowance >= 0.5)
+    /* Progress, with the time the step may take (the runner judges the
+     * silence after it by that): at most ten beats a second, unless the
+     * tables grew to need a longer announcement, so that a long replay
+     * does not fill the channel. */
+    double allowance = step_allowance(&w, st), now = nc_now();
+    if (now - beat_at >= BEAT_EVERY_S || allowance > 1.5 * beat_allowance) {
       nc_trace_beat(allowance);
+      beat_at = now;
+      beat_allowance = allowance;
+    }
     if ((toggles & NC_XT_ALONE) && st->action != NC_X_DROP_FACTORY && st->slot != alone_slot)
       continue;
     if (st->action >= NC_X_PRODUCE) {

@@ -71,7 +71,7 @@ static void drop_chunks(shrinker *sh)
 {
   nc_x_shrunk *o = sh->out;
   for (size_t chunk = o->len / 2; chunk >= 1 && more(sh); chunk /= 2) {
-    for (size_t start = 0; start + 1 < o->len && more(sh);) {
+    for (size_t start = 0; start < o->len - (size_t)keep_last(sh) && more(sh);) {
       size_t last = o->len - (size_t)keep_last(sh);
       size_t end = start + chunk < last ? start + chunk : last, n = 0;
       for (size_t i = 0; i < o->len; i++)

@@ -12,8 +12,8 @@
 #include "dtype.h"
 #include "guarded.h"
 #include "pool.h"
-#include "violations.h"
 #include "splitmix.h"
+#include "violations.h"
 
 /* Canary salts of the output buffers, so that each region's pattern is its own. */
 #define SALT_VALUES 3

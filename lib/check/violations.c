@@ -17,13 +17,14 @@ typedef struct slot {
 static slot kept[NC_RULE_COUNT][KEPT];
 static atomic_size_t counts[NC_RULE_COUNT];
 static nc_violation_sink _Atomic sink;
+static atomic_int muted;
 
 void nc_violation_set_sink(nc_violation_sink s) { atomic_store(&sink, s); }
-nc_violation_sink nc_violation_get_sink(void) { return atomic_load(&sink); }
+void nc_violation_mute(int on) { atomic_store(&muted, on != 0); }
 
 void nc_violation_record(nc_rule rule, const char *text)
 {
-  if ((int)rule < 0 || rule >= NC_RULE_COUNT)
+  if ((int)rule < 0 || rule >= NC_RULE_COUNT || atomic_load(&muted))
     return;
   /* The ordinal reserves a slot before anything is written to it; the
    * slot is published (ready) only once its text is complete. */

@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "nve_conform.h" /* NC_MAX_WORKERS */
-#include "threads.h"
 #include "splitmix.h"
+#include "threads.h"
 
 #define MAX_WORKERS NC_MAX_WORKERS
 /* Helpers spin this many rounds for the next job before they sleep: a

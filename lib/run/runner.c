@@ -345,8 +345,9 @@ typedef struct channel_scan {
 
 /* Whether the bytes fed since the last look complete a line that is a
  * record with the key (any line when the child has no key of its own: a
- * fork that shares its parent's), and the seconds the latest such line
- * allows the next silence (*allowance). Each byte is looked at once. */
+ * fork that shares its parent's): 0 none, 1 records, 2 the latest with
+ * an announcement (a BEAT with seconds, in *allowance). Each byte is
+ * looked at once. */
 static int keyed_progress(const nc_record_reader *r, channel_scan *at, const char *key,
                           double cap_s, double *allowance)
 {
@@ -356,8 +357,10 @@ static int keyed_progress(const nc_record_reader *r, channel_scan *at, const cha
       const char *line = r->buf + at->line;
       size_t len = i - at->line;
       if (!key[0] || nc_record_line_keyed(line, len, key)) {
-        progress = 1;
-        *allowance = nc_silence_allowance(line, len, strlen(key), cap_s);
+        double announced = nc_silence_allowance(line, len, strlen(key), cap_s);
+        if (announced > 0)
+          *allowance = announced;
+        progress = announced > 0 ? 2 : progress ? progress : 1;
       }
       at->line = i + 1;
     }
@@ -406,8 +409,11 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
           /* Progress is a whole record carrying the case's key, not any
            * byte or line: plugin code can write lines, not keyed records. */
           double allowance = 0;
-          if (keyed_progress(&reader, &scan, s->key, cap - t0, &allowance))
+          int progress = keyed_progress(&reader, &scan, s->key, cap - t0, &allowance);
+          if (progress == 2)
             nc_silence_progress(&quiet, nc_now(), allowance);
+          else if (progress)
+            nc_silence_touch(&quiet, nc_now());
         } else if (n == 0 || errno != EINTR) {
           open_pipe = 0;
         }

@@ -53,6 +53,12 @@ void nc_silence_progress(nc_silence *s, double now, double allowance_s)
   s->samples = 0;
 }
 
+void nc_silence_touch(nc_silence *s, double now)
+{
+  if (now + s->timeout_s >= s->last + s->allowance)
+    nc_silence_progress(s, now, 0);
+}
+
 /* How much slower than on an idle machine the silence ran: the tasks
  * runnable while it lasted, on average, or the load average, per CPU. */
 static double stretch(const nc_silence *s)

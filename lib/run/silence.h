@@ -36,6 +36,9 @@ void nc_silence_start(nc_silence *s, double now, double timeout_s, double cap);
 /* A keyed record came: silence starts again, allowed allowance_s seconds
  * (0: the timeout) before the load stretches it. */
 void nc_silence_progress(nc_silence *s, double now, double allowance_s);
+/* A keyed record that announces nothing came: the timeout from now,
+ * unless a step announced a longer silence that has not run out. */
+void nc_silence_touch(nc_silence *s, double now);
 /* Seconds left before the silence is a hang (<= 0: it is one). l, when
  * not NULL, is a sample of the load now. */
 double nc_silence_left(nc_silence *s, double now, const nc_load *l);

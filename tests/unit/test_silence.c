@@ -60,6 +60,27 @@ static void test_an_announced_step_gets_its_allowance(void **state)
   assert_true(nc_silence_left(&s, 54, &idle) > 0);
 }
 
+static void test_a_record_without_announcement_keeps_a_longer_one(void **state)
+{
+  (void)state;
+  nc_silence s;
+  nc_silence_start(&s, 0, 5, 1000);
+  nc_silence_progress(&s, 10, 30); /* the step may take until 40 */
+  nc_silence_touch(&s, 11);        /* a record in the middle of it */
+  assert_true(nc_silence_left(&s, 39, &idle) > 0);
+  assert_true(nc_silence_left(&s, 40, &idle) <= 0);
+  /* Near the end of the announced window, a record gives the timeout again. */
+  nc_silence_progress(&s, 50, 30);
+  nc_silence_touch(&s, 78);
+  assert_true(nc_silence_left(&s, 82.5, &idle) > 0);
+  assert_true(nc_silence_left(&s, 83, &idle) <= 0);
+  /* Without an announcement, a record is plain progress. */
+  nc_silence_start(&s, 100, 5, 1000);
+  nc_silence_touch(&s, 103);
+  assert_true(nc_silence_left(&s, 107.5, &idle) > 0);
+  assert_true(nc_silence_left(&s, 108, &idle) <= 0);
+}
+
 static void test_nothing_passes_the_cap(void **state)
 {
   (void)state;
@@ -110,6 +131,7 @@ int main(void)
       cmocka_unit_test(test_progress_starts_the_silence_again),
       cmocka_unit_test(test_runnable_tasks_stretch_before_the_load_average_does),
       cmocka_unit_test(test_an_announced_step_gets_its_allowance),
+      cmocka_unit_test(test_a_record_without_announcement_keeps_a_longer_one),
       cmocka_unit_test(test_nothing_passes_the_cap),
       cmocka_unit_test(test_stretch_has_a_ceiling),
       cmocka_unit_test(test_allowance_parsing),
