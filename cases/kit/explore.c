@@ -371,19 +371,18 @@ static int64_t keys_for_budget(double budget_s, const nc_x_table_shape *shape)
 
 void nc_explore(nc_case *c)
 {
-  const effort_plan *plan = plan_of(c->cfg);
-  double budget_s = c->cfg->budget_s > 0 ? c->cfg->budget_s : plan->budget_s;
-  nc_x_table_shape shape;
-  if (table_shape(c, &shape, plan->batch) != 0)
+  nc_x_view v;
+  if (nc_x_view_start(c, 1, &v) != 0)
     return;
-  int64_t quota = keys_for_budget(budget_s, &shape);
-  int64_t depth_cap = deepest_table(plan, &shape);
+  const effort_plan *plan = v.plan;
+  const nc_x_table_shape shape = v.shape;
+  double budget_s = v.budget_s, cap_at = v.cap_at;
+  int64_t quota = v.quota, depth_cap = v.depth_cap;
   char budget[120];
   snprintf(budget, sizeof(budget), "budget %.3g s at the nominal %.0f checked keys/s (%s)%s",
            budget_s, NC_EXPLORE_KEYS_PER_S,
            c->cfg->budget_s > 0 ? "--budget" : nc_effort_name((int)(plan - plans)),
            shape.row > NC_EXPLORE_ROW_BYTES ? ", a key of a long row counting as several" : "");
-  double cap_at = nc_now() + 60 + 20 * budget_s; /* only for a machine near a standstill */
   const char *stopped = "the budget";
   static reach r; /* large (the coverage cells): one per case process */
   memset(&r, 0, sizeof(r));
@@ -418,9 +417,10 @@ int nc_x_view_start(nc_case *c, int share, nc_x_view *v)
   double budget_s = (c->cfg->budget_s > 0 ? c->cfg->budget_s : v->plan->budget_s) / share;
   if (table_shape(c, &v->shape, v->plan->batch) != 0)
     return -1;
+  v->budget_s = budget_s;
   v->quota = keys_for_budget(budget_s, &v->shape);
   v->depth_cap = deepest_table(v->plan, &v->shape);
-  v->cap_at = nc_now() + 60 + 20 * budget_s;
+  v->cap_at = nc_now() + 60 + 20 * budget_s; /* only for a machine near a standstill */
   return 0;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the lifecycle rules' views of the explorer (explore_views.c) take
- * from its driver (explore.c): the effort's plan on this table, the
+/* What the explorer's driver (explore.c) and the lifecycle rules' views
+ * (explore_views.c) share: the effort's plan on this table, the
  * sequences (lifecycle events always on), and the blame and the steps of
  * a failure in the report's words. */
 #ifndef NC_EXPLORE_VIEW_H
@@ -13,12 +13,14 @@ struct nc_x_effort;
 typedef struct nc_x_view {
   const struct nc_x_effort *plan;
   nc_x_table_shape shape;
+  double budget_s;   /* its share of the effort's (or --budget's) seconds */
   int64_t quota;     /* checked keys of the view's budget */
   int64_t depth_cap; /* the deepest table */
   double cap_at;     /* the safety cap in time (a machine near a standstill) */
 } nc_x_view;
 
-/* The view's plan for case c with 1/share of the effort's budget; 0, or
+/* The plan for case c with 1/share of the effort's budget (TBL-11's own
+ * is share 1); 0, or
  * -1 when no table could be made (recorded). */
 int nc_x_view_start(nc_case *c, int share, nc_x_view *v);
 /* Plans sequence j of the view (seeds from salt, every lifecycle event

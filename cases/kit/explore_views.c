@@ -40,7 +40,8 @@ static void report_leak(nc_case *c, const nc_x_seq *q, int seqno, uint64_t seed,
   nc_x_note_steps(c, q, sh);
 }
 
-/* Shrinks q's failure in view (0 or NC_XT_LEAKS); 0, or -1 (recorded). */
+/* Shrinks q's failure in view (NC_XT_LEAKS or NC_XT_PLAIN_CALLS); 0, or
+ * -1 (recorded). */
 static int shrink(nc_case *c, nc_x_seq *q, size_t len, const nc_x_failure *fail, unsigned view,
                   double cap_at, nc_x_shrunk *sh)
 {
@@ -70,10 +71,10 @@ static int leak_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, double ca
   return 1;
 }
 
-/* Replays q as TBL-11 does, with plain calls. A disagreement that needs a lifecycle event
- * of this case's rule is its FAIL (1); one that does not is the op's rule's
- * and only cuts the sequence short (2, noted); 0 when it agreed, -1 when
- * it could not run. */
+/* Replays q as TBL-11 does, with plain calls. A disagreement that needs
+ * a lifecycle event of this case's rule is its FAIL (1); one that does not
+ * is the op's rule's and only cuts the sequence short (2, noted); 0 when
+ * it agreed, -1 when it could not run. */
 static int lifecycle_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, double cap_at)
 {
   nc_x_failure fail;
@@ -108,8 +109,9 @@ static int lifecycle_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, doub
 
 typedef int (*view_one)(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, double cap_at);
 
-/* Runs the view's sequences (each replayed replays times) until its budget is spent, a failure of its
- * rule is reported or too many were cut short; notes what it reached. */
+/* Runs the view's sequences (each replayed replays times) until its
+ * budget is spent, a failure of its rule is reported or too many were cut
+ * short; notes what it reached. */
 static void run_view(nc_case *c, uint64_t salt, view_one one, int replays, const char *judged)
 {
   nc_x_view v;

@@ -358,9 +358,12 @@ static int keyed_progress(const nc_record_reader *r, channel_scan *at, const cha
       size_t len = i - at->line;
       if (!key[0] || nc_record_line_keyed(line, len, key)) {
         double announced = nc_silence_allowance(line, len, strlen(key), cap_s);
-        if (announced > 0)
+        if (announced > 0) {
           *allowance = announced;
-        progress = announced > 0 ? 2 : progress ? progress : 1;
+          progress = 2;
+        } else if (!progress) {
+          progress = 1;
+        }
       }
       at->line = i + 1;
     }
