@@ -15,8 +15,11 @@
 
 #define MAX_WORKERS NC_MAX_WORKERS
 /* Helpers spin this many rounds for the next job before they sleep: a
- * barrier that wakes sleeping threads costs far more than one that does not. */
+ * barrier that wakes sleeping threads costs far more than one that does not.
+ * With more threads than CPUs a spinning helper only takes the CPU from the
+ * thread that would hand it work, so it barely spins (as libgomp throttles). */
 #define SPIN_ROUNDS 20000
+#define THROTTLED_SPIN_ROUNDS 100
 
 typedef struct job {
   int64_t count;
@@ -35,6 +38,7 @@ static struct {
   pthread_t threads[MAX_WORKERS];
   int helpers; /* running helper threads */
   int workers; /* pool size: helpers + the caller */
+  int spin_rounds;
   nc_schedule schedule;
   uint64_t seed;
   atomic_uint generation; /* bumped for each job, and to stop */
@@ -42,8 +46,8 @@ static struct {
                               * before a new thread first runs */
   job *current;
   atomic_int stopping;
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, 0, 1, NC_SCHEDULE_POOL,
-          1, 0, 0, NULL, 0};
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, 0, 1, SPIN_ROUNDS,
+          NC_SCHEDULE_POOL, 1, 0, 0, NULL, 0};
 
 static _Thread_local int in_task;
 
@@ -97,7 +101,7 @@ static void *helper_main(void *arg)
   for (;;) {
     unsigned gen;
     int spins = 0;
-    while ((gen = atomic_load(&pool.generation)) == seen && spins < SPIN_ROUNDS) {
+    while ((gen = atomic_load(&pool.generation)) == seen && spins < pool.spin_rounds) {
       spins++;
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
@@ -136,6 +140,14 @@ static void stop_helpers(void)
   atomic_store(&pool.stopping, 0);
 }
 
+static int usable_cpus(void)
+{
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    return CPU_COUNT(&set);
+  return 1;
+}
+
 int nc_pool_configure(int workers, nc_schedule schedule, uint64_t seed)
 {
   if (workers < 1)
@@ -144,6 +156,7 @@ int nc_pool_configure(int workers, nc_schedule schedule, uint64_t seed)
     workers = MAX_WORKERS;
   stop_helpers();
   pool.workers = workers;
+  pool.spin_rounds = workers <= usable_cpus() ? SPIN_ROUNDS : THROTTLED_SPIN_ROUNDS;
   pool.schedule = schedule;
   pool.seed = seed;
   int wanted = schedule == NC_SCHEDULE_INLINE ? 0 : workers - 1;
