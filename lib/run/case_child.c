@@ -17,6 +17,7 @@
 #include "cuda.h"
 #include "evidence.h"
 #include "pool.h"
+#include "quiet.h"
 #include "runner.h"
 #include "services.h"
 #include "trace.h"
@@ -108,6 +109,7 @@ void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
     return;
   }
   nc_trace_set_plugin(cfg->plugin_path);
+  nc_quiet_begin();
   if (def->stage >= NC_STAGE_OPEN) {
     /* From here on plugin code is in this process: a signal the harness
      * did not send is the plugin's (verdict.c). */

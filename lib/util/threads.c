@@ -3,6 +3,7 @@
 #include "threads.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -39,6 +40,11 @@ int nc_thread_altstack(void)
   return 0;
 }
 
+/* Threads started here and not yet returned (or failed to start). */
+static atomic_int live;
+
+int nc_thread_live(void) { return atomic_load(&live); }
+
 typedef struct start {
   void *(*fn)(void *);
   void *arg;
@@ -49,7 +55,9 @@ static void *trampoline(void *p)
   start s = *(start *)p;
   free(p);
   nc_thread_altstack();
-  return s.fn(s.arg);
+  void *result = s.fn(s.arg);
+  atomic_fetch_sub(&live, 1);
+  return result;
 }
 
 int nc_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
@@ -59,8 +67,11 @@ int nc_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
     return -1;
   s->fn = fn;
   s->arg = arg;
+  atomic_fetch_add(&live, 1);
   int rc = pthread_create(thread, NULL, trampoline, s);
-  if (rc != 0)
+  if (rc != 0) {
+    atomic_fetch_sub(&live, 1);
     free(s);
+  }
   return rc;
 }

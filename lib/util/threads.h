@@ -11,6 +11,10 @@
  * pool, the cases' own threads). Returns pthread_create's result. */
 int nc_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
 
+/* Threads nc_thread_create started that have not returned from fn (one
+ * that has may still be leaving). */
+int nc_thread_live(void);
+
 /* Gives the calling thread an alternate signal stack if it has none (the
  * thread's exit releases it). 0, or -1 when none could be made. */
 int nc_thread_altstack(void);
