@@ -9,9 +9,17 @@
 int main(int argc, char **argv)
 {
   /* Started as the sandbox's launcher: set it up, then run the case's
-   * program (this one again, or the tool around it) inside. */
-  if (nc_sandbox_is_launch(argc, argv))
-    return nc_sandbox_launch(argc, argv);
+   * program inside: a tool around this one, or this one, which goes on
+   * here as the case. */
+  if (nc_sandbox_is_launch(argc, argv)) {
+    char **case_argv;
+    int status = nc_sandbox_launch(argc, argv, &case_argv);
+    if (status != NC_SANDBOX_GO_ON)
+      return status;
+    for (argc = 0; case_argv[argc]; argc++)
+      ;
+    argv = case_argv;
+  }
   nc_engine_use_cases(&nc_builtin_cases);
   return nc_case_process_main(argc, argv);
 }

@@ -74,10 +74,13 @@ int nc_sandbox_begin(nc_sandbox *sb, int mode, int in_process, const char *launc
 int nc_sandbox_argv(const nc_sandbox *sb, char *const *argv, char **out, size_t max);
 
 /* The case runner's side: argv starts with NC_SANDBOX_ARG. Never returns
- * in the relay or the init; in the case, execs PROGRAM. Returns an exit
- * status only when it could not start (the reason is on the channel, or
- * on stderr for a probe). */
+ * in the relay or the init; in the case, execs PROGRAM, or, when PROGRAM
+ * is the running program, returns NC_SANDBOX_GO_ON with its argv in
+ * case_argv (the caller goes on as if it had been started so, in a state
+ * as after execve). Else returns an exit status, when it could not start
+ * (the reason is on the channel, or on stderr for a probe). */
+#define NC_SANDBOX_GO_ON (-1)
 int nc_sandbox_is_launch(int argc, char **argv);
-int nc_sandbox_launch(int argc, char **argv);
+int nc_sandbox_launch(int argc, char **argv, char ***case_argv);
 
 #endif

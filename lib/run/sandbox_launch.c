@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -181,8 +183,45 @@ static __attribute__((noreturn)) void end_as(int status)
   _exit(WIFEXITED(status) ? WEXITSTATUS(status) : NC_CHILD_EXIT_NO_RUNNER);
 }
 
-/* The case: PID 2, confined, then the program. */
-static __attribute__((noreturn)) void be_case(const launch *l)
+/* PROGRAM is this very program (not a tool around it): the case can go on
+ * in this process instead of starting it again. */
+static int program_is_self(const launch *l)
+{
+  struct stat self, program;
+  return stat("/proc/self/exe", &self) == 0 && stat(l->argv[0], &program) == 0 &&
+         self.st_dev == program.st_dev && self.st_ino == program.st_ino;
+}
+
+/* What execve would have done to this process: descriptors marked
+ * close-on-exec closed, caught signals back to their defaults, dumpable
+ * again (the init made itself not dumpable before the fork). */
+static void as_after_exec(void)
+{
+  int fds[256], n = 0;
+  DIR *d = opendir("/proc/self/fd");
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < (int)(sizeof(fds) / sizeof(fds[0]))) {
+      int fd = e->d_name[0] >= '0' && e->d_name[0] <= '9' ? atoi(e->d_name) : -1;
+      if (fd > 2 && fd != dirfd(d) && (fcntl(fd, F_GETFD) & FD_CLOEXEC))
+        fds[n++] = fd;
+    }
+    closedir(d);
+  }
+  for (int i = 0; i < n; i++)
+    close(fds[i]);
+  for (int sig = 1; sig < NSIG; sig++) {
+    struct sigaction now;
+    if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &now) == 0 &&
+        now.sa_handler != SIG_DFL && now.sa_handler != SIG_IGN)
+      signal(sig, SIG_DFL);
+  }
+  prctl(PR_SET_DUMPABLE, 1);
+}
+
+/* The case: PID 2, confined, then the program. Returns (1) only when the
+ * program is this one and the case goes on here. */
+static int be_case(const launch *l)
 {
   char why[600];
   if (nc_sandbox_confine(why, sizeof(why)) != 0)
@@ -193,6 +232,10 @@ static __attribute__((noreturn)) void be_case(const launch *l)
   }
   if (setenv("TMPDIR", l->scratch, 1) != 0)
     fail(l, "cannot set TMPDIR: %s", strerror(errno));
+  if (program_is_self(l)) {
+    as_after_exec();
+    return 1; /* a fresh exec of this program costs a few ms of every case */
+  }
   extern char **environ;
   execve(l->argv[0], l->argv, environ);
   fail(l, "cannot start %s: %s", l->argv[0], strerror(errno));
@@ -200,8 +243,8 @@ static __attribute__((noreturn)) void be_case(const launch *l)
 
 /* The init: PID 1 of the namespace. The mounts, the case, then its status
  * to the relay; when it ends, the kernel ends whatever else the namespace
- * holds. */
-static __attribute__((noreturn)) void be_init(const launch *l, int status_fd)
+ * holds. Returns only in the case, when it goes on in this program. */
+static void be_init(const launch *l, int status_fd)
 {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   struct pollfd relay = {.fd = status_fd, .events = POLLOUT};
@@ -216,7 +259,8 @@ static __attribute__((noreturn)) void be_init(const launch *l, int status_fd)
     fail(l, "cannot fork the case: %s", strerror(errno));
   if (the_case == 0) {
     close(status_fd);
-    be_case(l);
+    if (be_case(l))
+      return;
   }
   /* Nothing of the case's kept here. */
   for (int fd = 3; fd < STATUS_FD_FLOOR; fd++)
@@ -241,7 +285,7 @@ int nc_sandbox_is_launch(int argc, char **argv)
   return argc > 1 && strcmp(argv[1], NC_SANDBOX_ARG) == 0;
 }
 
-int nc_sandbox_launch(int argc, char **argv)
+int nc_sandbox_launch(int argc, char **argv, char ***case_argv)
 {
   launch l;
   if (parse(&l, argc, argv) != 0 || (!l.probe && !l.argv[0])) {
@@ -269,6 +313,8 @@ int nc_sandbox_launch(int argc, char **argv)
   if (init == 0) {
     close(st[0]);
     be_init(&l, st[1]);
+    *case_argv = l.argv; /* the case, going on in this program */
+    return NC_SANDBOX_GO_ON;
   }
   close(st[1]);
   /* The relay keeps only the channel, for the error below. */
