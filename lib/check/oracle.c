@@ -16,6 +16,7 @@ typedef struct entry {
   uint8_t absent_ok; /* a miss is allowed */
   uint8_t ncand;     /* rows a hit may return; 0 and !any: must be absent */
   uint8_t room;      /* rows allocated (grown as candidates come) */
+  uint8_t pooled;    /* rows is one block of the model's row pool (room 1) */
   uint8_t last;      /* nc_oracle_op: what last changed it */
   uint8_t removed;   /* nc_oracle_op: the erase or clear that last removed it */
   uint32_t batch;    /* the op that last wrote it, for duplicate keys */
@@ -32,7 +33,16 @@ struct nc_oracle {
   int cleared;     /* keys not in the map were cleared away */
   uint32_t batch;
   uint64_t version; /* bumped by every change */
+  /* Most keys hold one row: those come from chunks of blocks, so that a
+   * key costs no malloc and a clear or the end of a table no free per key. */
+  unsigned char **chunks;
+  size_t nchunks, chunk_cap, per_chunk, block;
+  size_t cursor;            /* blocks handed out from the newest chunk */
+  unsigned char *free_list; /* blocks given back; the next one's address in the first bytes */
 };
+
+/* Chunks of about this many bytes (at least one block). */
+#define POOL_CHUNK_BYTES (256u << 10)
 
 /* Whether this thread's latest nc_oracle_check found its answer equal to
  * the key's only row, the model unchanged since: nc_oracle_observe of that
@@ -58,6 +68,8 @@ nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, nve_data_type_t dtype,
   o->row = row_bytes;
   o->exact = exact;
   o->invalid_key = key_size == 4 ? (int64_t)(int32_t)invalid_key : invalid_key;
+  o->block = (size_t)row_bytes > sizeof(void *) ? (size_t)row_bytes : sizeof(void *);
+  o->per_chunk = POOL_CHUNK_BYTES / o->block ? POOL_CHUNK_BYTES / o->block : 1;
   o->capacity = 64;
   o->slots = calloc(o->capacity, sizeof(entry));
   if (!o->slots) {
@@ -67,11 +79,56 @@ nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, nve_data_type_t dtype,
   return o;
 }
 
-static void drop_slots(entry *slots, size_t capacity)
+static unsigned char *pool_take(nc_oracle *o)
+{
+  if (o->free_list) {
+    unsigned char *b = o->free_list;
+    memcpy(&o->free_list, b, sizeof(void *));
+    return b;
+  }
+  if (o->nchunks == 0 || o->cursor == o->per_chunk) {
+    if (o->nchunks == o->chunk_cap) {
+      size_t cap = o->chunk_cap ? o->chunk_cap * 2 : 16;
+      unsigned char **chunks = realloc(o->chunks, cap * sizeof(*chunks));
+      if (!chunks)
+        abort();
+      o->chunks = chunks;
+      o->chunk_cap = cap;
+    }
+    if (!(o->chunks[o->nchunks] = malloc(o->per_chunk * o->block)))
+      abort();
+    o->nchunks++;
+    o->cursor = 0;
+  }
+  return o->chunks[o->nchunks - 1] + o->block * o->cursor++;
+}
+
+static void pool_give_back(nc_oracle *o, unsigned char *b)
+{
+  memcpy(b, &o->free_list, sizeof(void *));
+  o->free_list = b;
+}
+
+/* Every block back at once (the entries that held them are gone). */
+static void pool_reset(nc_oracle *o, int release)
+{
+  for (size_t i = release ? 0 : 1; i < o->nchunks; i++)
+    free(o->chunks[i]);
+  o->nchunks = release || o->nchunks == 0 ? 0 : 1;
+  o->cursor = 0;
+  o->free_list = NULL;
+  if (release) {
+    free(o->chunks);
+    o->chunks = NULL;
+    o->chunk_cap = 0;
+  }
+}
+
+static void drop_rows(entry *slots, size_t capacity)
 {
   for (size_t i = 0; i < capacity; i++)
-    free(slots[i].rows);
-  free(slots);
+    if (!slots[i].pooled)
+      free(slots[i].rows);
 }
 
 void nc_oracle_free(nc_oracle *o)
@@ -80,7 +137,9 @@ void nc_oracle_free(nc_oracle *o)
     return;
   if (last_match.o == o) /* a new model may come at this address */
     last_match.o = NULL;
-  drop_slots(o->slots, o->capacity);
+  drop_rows(o->slots, o->capacity);
+  free(o->slots);
+  pool_reset(o, 1);
   free(o);
 }
 
@@ -150,12 +209,23 @@ static entry *entry_for(nc_oracle *o, int64_t key)
 
 /* Room for candidate c in e (rows are allocated as they come: wide rows
  * times many keys would not fit otherwise). */
-static unsigned char *row_slot(const nc_oracle *o, entry *e, int c)
+static unsigned char *row_slot(nc_oracle *o, entry *e, int c)
 {
-  if (c >= e->room) {
-    unsigned char *rows = realloc(e->rows, (size_t)o->row * (size_t)(c + 1));
-    if (!rows)
+  if (c >= e->room && e->room == 0 && c == 0) {
+    e->rows = pool_take(o);
+    e->pooled = 1;
+    e->room = 1;
+  } else if (c >= e->room) {
+    unsigned char *rows;
+    if (e->pooled) {
+      if (!(rows = malloc((size_t)o->row * (size_t)(c + 1))))
+        abort();
+      memcpy(rows, e->rows, (size_t)o->row);
+      pool_give_back(o, e->rows);
+      e->pooled = 0;
+    } else if (!(rows = realloc(e->rows, (size_t)o->row * (size_t)(c + 1)))) {
       abort();
+    }
     e->rows = rows;
     e->room = (uint8_t)(c + 1);
   }
@@ -164,7 +234,7 @@ static unsigned char *row_slot(const nc_oracle *o, entry *e, int c)
 
 static int present_possible(const entry *e) { return e->any || e->ncand > 0; }
 
-static void set_row(const nc_oracle *o, entry *e, const void *row)
+static void set_row(nc_oracle *o, entry *e, const void *row)
 {
   e->any = 0;
   e->ncand = 1;
@@ -172,7 +242,7 @@ static void set_row(const nc_oracle *o, entry *e, const void *row)
 }
 
 /* Adds a row a hit may return; past CANDIDATES, any bytes are accepted. */
-static void add_row(const nc_oracle *o, entry *e, const void *row)
+static void add_row(nc_oracle *o, entry *e, const void *row)
 {
   if (e->any)
     return;
@@ -303,10 +373,9 @@ void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys)
 static void reset(nc_oracle *o, int all_unknown)
 {
   changed(o);
-  for (size_t i = 0; i < o->capacity; i++) {
-    free(o->slots[i].rows);
-    memset(&o->slots[i], 0, sizeof(entry));
-  }
+  drop_rows(o->slots, o->capacity);
+  memset(o->slots, 0, o->capacity * sizeof(entry));
+  pool_reset(o, 0);
   o->used = 0;
   o->all_unknown = all_unknown;
   o->cleared = !all_unknown;
