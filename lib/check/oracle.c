@@ -36,12 +36,15 @@ struct nc_oracle {
   /* Most keys hold one row: those come from chunks of blocks, so that a
    * key costs no malloc and a clear or the end of a table no free per key. */
   unsigned char **chunks;
-  size_t nchunks, chunk_cap, per_chunk, block;
-  size_t cursor;            /* blocks handed out from the newest chunk */
+  size_t nchunks, chunk_cap, block;
+  size_t in_chunk;          /* blocks in the newest chunk */
+  size_t cursor;            /* blocks handed out from it */
   unsigned char *free_list; /* blocks given back; the next one's address in the first bytes */
 };
 
-/* Chunks of about this many bytes (at least one block). */
+/* Chunks double from a few blocks (a small table stays on the heap) to
+ * about this many bytes (or one block). */
+#define POOL_FIRST_BLOCKS 16u
 #define POOL_CHUNK_BYTES (256u << 10)
 
 /* Whether this thread's latest nc_oracle_check found its answer equal to
@@ -69,7 +72,6 @@ nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, nve_data_type_t dtype,
   o->exact = exact;
   o->invalid_key = key_size == 4 ? (int64_t)(int32_t)invalid_key : invalid_key;
   o->block = (size_t)row_bytes > sizeof(void *) ? (size_t)row_bytes : sizeof(void *);
-  o->per_chunk = POOL_CHUNK_BYTES / o->block ? POOL_CHUNK_BYTES / o->block : 1;
   o->capacity = 64;
   o->slots = calloc(o->capacity, sizeof(entry));
   if (!o->slots) {
@@ -86,7 +88,9 @@ static unsigned char *pool_take(nc_oracle *o)
     memcpy(&o->free_list, b, sizeof(void *));
     return b;
   }
-  if (o->nchunks == 0 || o->cursor == o->per_chunk) {
+  if (o->nchunks == 0 || o->cursor == o->in_chunk) {
+    size_t most = POOL_CHUNK_BYTES / o->block ? POOL_CHUNK_BYTES / o->block : 1;
+    size_t blocks = o->nchunks == 0 ? POOL_FIRST_BLOCKS : o->in_chunk * 2;
     if (o->nchunks == o->chunk_cap) {
       size_t cap = o->chunk_cap ? o->chunk_cap * 2 : 16;
       unsigned char **chunks = realloc(o->chunks, cap * sizeof(*chunks));
@@ -95,7 +99,8 @@ static unsigned char *pool_take(nc_oracle *o)
       o->chunks = chunks;
       o->chunk_cap = cap;
     }
-    if (!(o->chunks[o->nchunks] = malloc(o->per_chunk * o->block)))
+    o->in_chunk = blocks < most ? blocks : most;
+    if (!(o->chunks[o->nchunks] = malloc(o->in_chunk * o->block)))
       abort();
     o->nchunks++;
     o->cursor = 0;
@@ -109,12 +114,17 @@ static void pool_give_back(nc_oracle *o, unsigned char *b)
   o->free_list = b;
 }
 
-/* Every block back at once (the entries that held them are gone). */
+/* Every block back at once (the entries that held them are gone);
+ * release: the chunks too, else the newest (the largest) is kept. */
 static void pool_reset(nc_oracle *o, int release)
 {
-  for (size_t i = release ? 0 : 1; i < o->nchunks; i++)
-    free(o->chunks[i]);
-  o->nchunks = release || o->nchunks == 0 ? 0 : 1;
+  size_t keep = !release && o->nchunks > 0 ? o->nchunks - 1 : o->nchunks;
+  for (size_t i = 0; i < o->nchunks; i++)
+    if (i != keep)
+      free(o->chunks[i]);
+  if (keep < o->nchunks)
+    o->chunks[0] = o->chunks[keep];
+  o->nchunks = keep < o->nchunks ? 1 : 0;
   o->cursor = 0;
   o->free_list = NULL;
   if (release) {
