@@ -368,8 +368,12 @@ static void spawn_case_now(const run_state *rs, case_job *job)
     job->rc = nc_run_isolated(in_process_case_body, &j, cfg->timeout_s, 1, 1, &job->cr,
                               job->err, sizeof(job->err));
   }
-  if (!cfg->no_fork)
-    nc_runner_reap_orphans(); /* what a killed case left behind */
+  /* What a killed case left behind. In the sandbox nothing is left: the
+   * namespace's init dies with the relay and takes the namespace with it
+   * (its zombie is reaped at the end of the run), so the scan of every
+   * process on the machine is saved. */
+  if (!cfg->no_fork && !rs->sandbox.on)
+    nc_runner_reap_orphans();
 }
 
 /* The verdict from what the case process reported; in rule order, on the
