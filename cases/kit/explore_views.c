@@ -159,5 +159,8 @@ void nc_explore_leaks(nc_case *c)
 
 void nc_explore_lifecycle(nc_case *c)
 {
-  run_view(c, LIFECYCLE_SALT, lifecycle_one, 1, "no disagreement that needs one");
+  /* LIF-01 and LIF-02 each draw their own sequences: the same ones twice
+   * would spend the second budget on nothing new. */
+  run_view(c, LIFECYCLE_SALT + (uint64_t)c->rule, lifecycle_one, 1,
+           "no disagreement that needs one");
 }
