@@ -195,21 +195,29 @@ static int program_is_self(const launch *l)
 /* What execve would have done to this process: descriptors marked
  * close-on-exec closed, caught signals back to their defaults, dumpable
  * again (the init made itself not dumpable before the fork). */
-static void as_after_exec(void)
+static int close_on_exec_fds(const launch *l)
 {
-  int fds[256], n = 0;
+  int fds[64], n = 0;
   DIR *d = opendir("/proc/self/fd");
-  if (d) {
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < (int)(sizeof(fds) / sizeof(fds[0]))) {
-      int fd = e->d_name[0] >= '0' && e->d_name[0] <= '9' ? atoi(e->d_name) : -1;
-      if (fd > 2 && fd != dirfd(d) && (fcntl(fd, F_GETFD) & FD_CLOEXEC))
-        fds[n++] = fd;
-    }
-    closedir(d);
+  if (!d)
+    fail(l, "cannot list the case's descriptors: %s", strerror(errno));
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL && n < (int)(sizeof(fds) / sizeof(fds[0]))) {
+    int fd = e->d_name[0] >= '0' && e->d_name[0] <= '9' ? atoi(e->d_name) : -1;
+    int flags = fd > 2 && fd != dirfd(d) ? fcntl(fd, F_GETFD) : -1;
+    if (flags >= 0 && (flags & FD_CLOEXEC))
+      fds[n++] = fd;
   }
+  closedir(d);
   for (int i = 0; i < n; i++)
     close(fds[i]);
+  return n;
+}
+
+static void as_after_exec(const launch *l)
+{
+  while (close_on_exec_fds(l) > 0) /* until a listing finds none left */
+    ;
   for (int sig = 1; sig < NSIG; sig++) {
     struct sigaction now;
     if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &now) == 0 &&
@@ -233,7 +241,7 @@ static int be_case(const launch *l)
   if (setenv("TMPDIR", l->scratch, 1) != 0)
     fail(l, "cannot set TMPDIR: %s", strerror(errno));
   if (program_is_self(l)) {
-    as_after_exec();
+    as_after_exec(l);
     return 1; /* a fresh exec of this program costs a few ms of every case */
   }
   extern char **environ;

@@ -368,11 +368,11 @@ static void spawn_case_now(const run_state *rs, case_job *job)
     job->rc = nc_run_isolated(in_process_case_body, &j, cfg->timeout_s, 1, 1, &job->cr,
                               job->err, sizeof(job->err));
   }
-  /* What a killed case left behind. In the sandbox nothing is left: the
-   * namespace's init dies with the relay and takes the namespace with it
-   * (its zombie is reaped at the end of the run), so the scan of every
-   * process on the machine is saved. */
-  if (!cfg->no_fork && !rs->sandbox.on)
+  /* What a killed case left behind. In the sandbox only a killed relay
+   * leaves anything (its init, which takes the namespace with it, then
+   * waits to be reaped), so a case that ended by itself saves the scan of
+   * every process on the machine. */
+  if (!cfg->no_fork && (!rs->sandbox.on || job->cr.timed_out || job->cr.flooded))
     nc_runner_reap_orphans();
 }
 

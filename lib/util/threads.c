@@ -40,8 +40,19 @@ int nc_thread_altstack(void)
   return 0;
 }
 
-/* Threads started here and not yet returned (or failed to start). */
+/* Threads started here that have not ended (returned, exited or been
+ * cancelled); in a forked child, only the thread that forked is left. */
 static atomic_int live;
+static _Thread_local int is_ours;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void forked_child(void) { atomic_store(&live, is_ours); }
+static void watch_forks(void) { pthread_atfork(NULL, NULL, forked_child); }
+static void thread_ended(void *unused)
+{
+  (void)unused;
+  atomic_fetch_sub(&live, 1);
+}
 
 int nc_thread_live(void) { return atomic_load(&live); }
 
@@ -55,8 +66,11 @@ static void *trampoline(void *p)
   start s = *(start *)p;
   free(p);
   nc_thread_altstack();
-  void *result = s.fn(s.arg);
-  atomic_fetch_sub(&live, 1);
+  is_ours = 1;
+  void *result;
+  pthread_cleanup_push(thread_ended, NULL);
+  result = s.fn(s.arg);
+  pthread_cleanup_pop(1);
   return result;
 }
 
@@ -67,6 +81,7 @@ int nc_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
     return -1;
   s->fn = fn;
   s->arg = arg;
+  pthread_once(&atfork_once, watch_forks);
   atomic_fetch_add(&live, 1);
   int rc = pthread_create(thread, NULL, trampoline, s);
   if (rc != 0) {

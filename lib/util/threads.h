@@ -11,8 +11,8 @@
  * pool, the cases' own threads). Returns pthread_create's result. */
 int nc_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
 
-/* Threads nc_thread_create started that have not returned from fn (one
- * that has may still be leaving). */
+/* Threads nc_thread_create started that have not ended (one that has may
+ * still be leaving); in a forked child, 1 or 0: the forking thread's. */
 int nc_thread_live(void);
 
 /* Gives the calling thread an alternate signal stack if it has none (the
