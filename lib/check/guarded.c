@@ -49,15 +49,15 @@ NC_FORK_SAFE_MUTEX(spares.lock, spares)
 
 static size_t page_size(void);
 
-/* The most room a spare may have beyond body. With canaries, a page or an
- * eighth: the room is front canary, filled and checked on every use.
- * Without, three times body: a larger mapping costs nothing there, and a
- * fresh one costs a page fault per page. */
+/* The most room a spare may have beyond body. With canaries, as much as
+ * body: the room is front canary, filled and checked on every use, which
+ * still costs less than the page fault (and zeroing) per page of a fresh
+ * mapping. Without, three times body: a larger mapping costs nothing. */
 static size_t spare_slack(size_t body, int canaries)
 {
   if (!canaries)
     return 3 * body;
-  return body / 8 > page_size() ? body / 8 : page_size();
+  return body > page_size() ? body : page_size();
 }
 
 static unsigned char *take_spare(size_t body, int canaries, size_t *got)
