@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "threads.h"
 
 #ifndef __WALL
@@ -122,21 +123,7 @@ static int has_siblings(void)
   while (!found && (e = readdir(d)) != NULL) {
     char *end;
     long pid = strtol(e->d_name, &end, 10);
-    if (*end || pid <= 0 || pid == self)
-      continue;
-    char path[64], buf[512];
-    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      continue;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-      continue;
-    buf[n] = '\0';
-    const char *paren = strrchr(buf, ')'); /* "pid (comm) state ppid ..." */
-    int ppid;
-    found = paren && sscanf(paren + 1, " %*c %d", &ppid) == 1 && ppid == parent;
+    found = !*end && pid > 0 && pid != self && nc_proc_parent((pid_t)pid) == parent;
   }
   closedir(d);
   return found;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "contain.h"
 #include "limits_env.h"
+#include "proc.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -146,28 +147,6 @@ void nc_contain_case(void)
     set_limit(RLIMIT_AS, (rlim_t)l.as_mib << 20);
 }
 
-/* The parent of pid (from /proc), or -1. */
-static pid_t parent_of(pid_t pid)
-{
-  char path[64], buf[512];
-  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  ssize_t n = read(fd, buf, sizeof(buf) - 1);
-  close(fd);
-  if (n <= 0)
-    return -1;
-  buf[n] = '\0';
-  /* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
-  const char *close_paren = strrchr(buf, ')');
-  int ppid;
-  char state;
-  if (!close_paren || sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2)
-    return -1;
-  return (pid_t)ppid;
-}
-
 /* The children this process had when the run began (a program that calls
  * nc_run may have its own): never taken for orphans of a case. */
 #define KNOWN_CHILDREN 256
@@ -202,7 +181,7 @@ static int kill_children(int only_orphans, const pid_t *keep, size_t nkeep)
   while (d && (e = readdir(d)) != NULL) {
     char *end;
     long pid = strtol(e->d_name, &end, 10);
-    if (*end || pid <= 0 || parent_of((pid_t)pid) != self || listed((pid_t)pid, keep, nkeep))
+    if (*end || pid <= 0 || nc_proc_parent((pid_t)pid) != self || listed((pid_t)pid, keep, nkeep))
       continue;
     if (only_orphans && known_child((pid_t)pid))
       continue;
@@ -235,7 +214,7 @@ int nc_contain_run_begin(void)
   while (d && (e = readdir(d)) != NULL && nknown_children < KNOWN_CHILDREN) {
     char *end;
     long pid = strtol(e->d_name, &end, 10);
-    if (!*end && pid > 0 && parent_of((pid_t)pid) == self)
+    if (!*end && pid > 0 && nc_proc_parent((pid_t)pid) == self)
       known_children[nknown_children++] = (pid_t)pid;
   }
   if (d)

@@ -192,9 +192,8 @@ static int program_is_self(const launch *l)
          self.st_dev == program.st_dev && self.st_ino == program.st_ino;
 }
 
-/* What execve would have done to this process: descriptors marked
- * close-on-exec closed, caught signals back to their defaults, dumpable
- * again (the init made itself not dumpable before the fork). */
+/* Closes the descriptors marked close-on-exec that one listing finds;
+ * returns how many. */
 static int close_on_exec_fds(const launch *l)
 {
   int fds[64], n = 0;
@@ -214,6 +213,9 @@ static int close_on_exec_fds(const launch *l)
   return n;
 }
 
+/* What execve would have done to this process: descriptors marked
+ * close-on-exec closed, caught signals back to their defaults, dumpable
+ * again (the init made itself not dumpable before the fork). */
 static void as_after_exec(const launch *l)
 {
   while (close_on_exec_fds(l) > 0) /* until a listing finds none left */
