@@ -60,7 +60,8 @@ static double now_ms(void)
 }
 
 /* Runs the launcher in probe mode: every step a case's sandbox takes,
- * then the case process ends. 0, or -1 with the launcher's reason. */
+ * then the case process ends. 0 with what the launcher said in why (empty,
+ * or how it built the mounts), or -1 with its reason. */
 static int probe(const nc_sandbox *sb, char *why, size_t len)
 {
   char *argv[6 + 2 * NC_SANDBOX_MAX_RW];
@@ -133,8 +134,10 @@ static int probe(const nc_sandbox *sb, char *why, size_t len)
   char *nl = strchr(msg, '\n');
   if (nl)
     *nl = '\0';
-  if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+  if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    snprintf(why, len, "%s", strcmp(msg, NC_SANDBOX_REMOUNTED) == 0 ? msg : "");
     return 0;
+  }
   if (timed_out)
     snprintf(why, len, "setting it up took more than %d s", PROBE_TIMEOUT_MS / 1000);
   else if (msg[0])
@@ -176,10 +179,10 @@ int nc_sandbox_begin(nc_sandbox *sb, int mode, int in_process, const char *launc
     snprintf(why, sizeof(why), "no scratch directory for the cases (TMPDIR not writable?)");
   else if (probe(sb, why, sizeof(why)) == 0) {
     sb->on = 1;
-    snprintf(sb->why, sizeof(sb->why), "on: own %s namespaces; %s",
+    snprintf(sb->why, sizeof(sb->why), "on: own %s namespaces; %s%s%s",
              geteuid() == 0 ? "PID, mount, IPC and network (as root: no user namespace)"
                             : "user, PID, mount, IPC and network",
-             NC_SANDBOX_WHAT);
+             NC_SANDBOX_WHAT, why[0] ? "; " : "", why[0] ? NC_SANDBOX_REMOUNTED : "");
     return 0;
   }
   if (mode == NC_SANDBOX_REQUIRED) {

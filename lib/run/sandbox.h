@@ -46,6 +46,9 @@ const char *nc_sandbox_mode_name(int mode);
   "io_uring and AF_UNIX sockets; /proc of its own; read-only files but a private TMPDIR "  \
   "and the run's shared sweeps; dies with the harness"
 
+/* What the probe says where the kernel has no mount API (sandbox_mounts.c). */
+#define NC_SANDBOX_REMOUNTED "mounts remounted read-only one by one (no mount API: Linux before 5.12)"
+
 #define NC_SANDBOX_MAX_RW 8
 
 /* The run's sandbox, as the harness side sees it. */

@@ -262,8 +262,12 @@ static void be_init(const launch *l, int status_fd)
     _exit(0); /* the relay died before the line above: nobody to work for */
   prctl(PR_SET_DUMPABLE, 0); /* no case opens its memory or descriptors */
   char why[600];
-  if (nc_sandbox_mounts(l->scratch, l->rwp, l->nrw, l->scratch_mib, why, sizeof(why)) != 0)
+  int remounted = 0;
+  if (nc_sandbox_mounts(l->scratch, l->rwp, l->nrw, l->scratch_mib, &remounted, why,
+                        sizeof(why)) != 0)
     fail(l, "%s", why);
+  if (l->probe && remounted) /* the probe's one line on success, for the report */
+    fprintf(stderr, "%s\n", NC_SANDBOX_REMOUNTED);
   pid_t the_case = fork();
   if (the_case < 0)
     fail(l, "cannot fork the case: %s", strerror(errno));

@@ -3,9 +3,13 @@
  * init's new mount namespace with the kernel's mount API (Linux 5.12 or
  * later: open_tree, move_mount, mount_setattr), so that the paths that stay
  * writable are cloned before anything covers them and the rest is made
- * read-only in one call, submounts included. */
+ * read-only in one call, submounts included. Where the kernel has no such
+ * API, the same view from the older calls (sandbox_remount.c): the paths
+ * held by O_PATH descriptors and bound back from them, then every mount
+ * remounted read-only one by one. */
 #define _GNU_SOURCE
 #include "sandbox_steps.h"
+#include "sandbox_remount.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -65,6 +69,19 @@ static const char *const plain_devices[] = {"null", "zero", "full", "random", "u
 #define MAX_DEVICES 48
 #define MAX_RW 8
 
+/* Whether this kernel has mount_setattr (and so the whole API): probed
+ * with an empty call, which fails with anything but ENOSYS where it is. */
+static int have_mount_api(void)
+{
+#ifdef SYS_mount_setattr
+  return syscall(SYS_mount_setattr, -1, "", 0, NULL, (size_t)0) == 0 || errno != ENOSYS;
+#else
+  return 0;
+#endif
+}
+
+static int mount_api; /* set by nc_sandbox_mounts, before any tree */
+
 typedef struct tree {
   char path[4096];
   int fd;  /* its clone, before anything covers it */
@@ -84,8 +101,8 @@ static int clone_into(tree *t, const char *path, char *why, size_t len)
   if (stat(path, &st) != 0)
     return failed(why, len, "cannot find", path);
   t->dir = S_ISDIR(st.st_mode);
-  t->fd = clone_tree(path);
-  return t->fd < 0 ? failed(why, len, "open_tree (Linux 5.2 or later) of", path) : 0;
+  t->fd = mount_api ? clone_tree(path) : nc_remount_hold(path);
+  return t->fd < 0 ? failed(why, len, mount_api ? "open_tree of" : "cannot open", path) : 0;
 }
 
 /* Each directory of path below the mount point at, made in the new
@@ -122,8 +139,8 @@ static int put_back(tree *t, size_t n, const char *covered, char *why, size_t le
   for (size_t i = 0; i < n; i++) {
     if (covered && under(t[i].path, covered) && make_mount_point(covered, &t[i]) != 0)
       return failed(why, len, "cannot make the mount point", t[i].path);
-    if (put_tree(t[i].fd, t[i].path) != 0)
-      return failed(why, len, "move_mount onto", t[i].path);
+    if ((mount_api ? put_tree(t[i].fd, t[i].path) : nc_remount_bind(t[i].fd, t[i].path)) != 0)
+      return failed(why, len, mount_api ? "move_mount onto" : "cannot bind onto", t[i].path);
     close(t[i].fd);
     t[i].fd = -1;
   }
@@ -183,10 +200,35 @@ static int make_dev(tree *d, size_t n, long mib, char *why, size_t len)
   return mount_tmpfs("/dev/shm", 01777, mib, why, len);
 }
 
+/* Everything read-only but the case's scratch, its /dev/shm and the rw
+ * paths (their mounts themselves, not what is mounted under them). */
+static int make_read_only(const char *scratch, const char *const *rw, size_t nrw, char *why,
+                          size_t len)
+{
+  if (!mount_api) {
+    const char *writable[MAX_RW + 2] = {scratch, "/dev/shm"};
+    for (size_t i = 0; i < nrw; i++)
+      writable[2 + i] = rw[i];
+    return nc_remount_read_only(writable, nrw + 2, why, len);
+  }
+  if (set_attr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0) != 0)
+    return failed(why, len, "mount_setattr read-only on", "/");
+  if (set_attr(scratch, 0, 0, MOUNT_ATTR_RDONLY) != 0)
+    return failed(why, len, "mount_setattr writable on", scratch);
+  if (set_attr("/dev/shm", 0, 0, MOUNT_ATTR_RDONLY) != 0)
+    return failed(why, len, "mount_setattr writable on", "/dev/shm");
+  for (size_t i = 0; i < nrw; i++)
+    if (set_attr(rw[i], 0, 0, MOUNT_ATTR_RDONLY) != 0)
+      return failed(why, len, "mount_setattr writable on", rw[i]);
+  return 0;
+}
+
 int nc_sandbox_mounts(const char *scratch, const char *const *rw, size_t nrw, long scratch_mib,
-                      char *why, size_t len)
+                      int *remounted, char *why, size_t len)
 {
   tree keep[MAX_RW], dev[MAX_DEVICES];
+  mount_api = have_mount_api();
+  *remounted = !mount_api;
   if (nrw > MAX_RW) {
     snprintf(why, len, "more than %d writable paths", MAX_RW);
     return -1;
@@ -212,14 +254,5 @@ int nc_sandbox_mounts(const char *scratch, const char *const *rw, size_t nrw, lo
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
     return failed(why, len, "cannot mount a proc of the namespace on", "/proc");
   /* Everything read-only, then the writable ones writable again. */
-  if (set_attr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0) != 0)
-    return failed(why, len, "mount_setattr (Linux 5.12 or later) read-only on", "/");
-  if (set_attr(scratch, 0, 0, MOUNT_ATTR_RDONLY) != 0)
-    return failed(why, len, "mount_setattr writable on", scratch);
-  if (set_attr("/dev/shm", 0, 0, MOUNT_ATTR_RDONLY) != 0)
-    return failed(why, len, "mount_setattr writable on", "/dev/shm");
-  for (size_t i = 0; i < nrw; i++)
-    if (set_attr(rw[i], 0, 0, MOUNT_ATTR_RDONLY) != 0)
-      return failed(why, len, "mount_setattr writable on", rw[i]);
-  return 0;
+  return make_read_only(scratch, rw, nrw, why, len);
 }
