@@ -131,11 +131,17 @@ static int probe(const nc_sandbox *sb, char *why, size_t len)
     ;
   sigaction(SIGCHLD, &old, NULL);
   msg[got] = '\0';
+  /* The init's note on how it made the mounts comes before any failure of
+   * the steps after it. */
+  size_t note = strlen(NC_SANDBOX_REMOUNTED);
+  int remounted = strncmp(msg, NC_SANDBOX_REMOUNTED "\n", note + 1) == 0;
+  if (remounted)
+    memmove(msg, msg + note + 1, strlen(msg + note + 1) + 1);
   char *nl = strchr(msg, '\n');
   if (nl)
     *nl = '\0';
   if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    snprintf(why, len, "%s", strcmp(msg, NC_SANDBOX_REMOUNTED) == 0 ? msg : "");
+    snprintf(why, len, "%s", remounted ? NC_SANDBOX_REMOUNTED : "");
     return 0;
   }
   if (timed_out)

@@ -254,5 +254,13 @@ int nc_sandbox_mounts(const char *scratch, const char *const *rw, size_t nrw, lo
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
     return failed(why, len, "cannot mount a proc of the namespace on", "/proc");
   /* Everything read-only, then the writable ones writable again. */
-  return make_read_only(scratch, rw, nrw, why, len);
+  if (make_read_only(scratch, rw, nrw, why, len) != 0)
+    return -1;
+  /* The working directory looked up again in the new view: kept as it
+   * was, it could still be in a mount now covered (the machine's /dev/shm
+   * under the case's), which no remount reached. */
+  char cwd[4096];
+  if (getcwd(cwd, sizeof(cwd)) == NULL || chdir(cwd) != 0)
+    return chdir("/") == 0 ? 0 : failed(why, len, "cannot change directory to", "/");
+  return 0;
 }

@@ -59,6 +59,10 @@ static int unescape(const char *p, size_t n, char *out, size_t len)
   return 0;
 }
 
+#ifndef MS_NOSYMFOLLOW
+#define MS_NOSYMFOLLOW 256
+#endif
+
 static unsigned long option_flags(const char *p, size_t n)
 {
   static const struct {
@@ -66,7 +70,8 @@ static unsigned long option_flags(const char *p, size_t n)
     unsigned long flag;
   } kept[] = {{"nosuid", MS_NOSUID},         {"nodev", MS_NODEV},
               {"noexec", MS_NOEXEC},         {"noatime", MS_NOATIME},
-              {"nodiratime", MS_NODIRATIME}, {"relatime", MS_RELATIME}};
+              {"nodiratime", MS_NODIRATIME}, {"relatime", MS_RELATIME},
+              {"nosymfollow", MS_NOSYMFOLLOW}};
   unsigned long flags = 0;
   while (n > 0) {
     size_t w = 0;
@@ -78,16 +83,26 @@ static unsigned long option_flags(const char *p, size_t n)
     p += w < n ? w + 1 : w;
     n -= w < n ? w + 1 : w;
   }
+  /* No atime option is strict atime, which a remount must then ask for. */
+  if (!(flags & (MS_NOATIME | MS_RELATIME)))
+    flags |= MS_STRICTATIME;
   return flags;
 }
 
-int nc_mountinfo_parse(const char *line, char *point, size_t len, unsigned long *flags)
+int nc_mountinfo_parse(const char *line, long *id, char *point, size_t len, unsigned long *flags)
 {
   const char *s = line, *f = NULL;
   size_t n = 0;
-  for (int i = 0; i < 5; i++) /* id, parent, major:minor, root, mount point */
+  for (int i = 0; i < 5; i++) { /* id, parent, major:minor, root, mount point */
     if ((f = field(&s, &n)) == NULL)
       return -1;
+    if (i == 0) {
+      char *end;
+      *id = strtol(f, &end, 10);
+      if (end != f + n || n == 0)
+        return -1;
+    }
+  }
   if (f[0] != '/' || unescape(f, n, point, len) != 0)
     return -1;
   if ((f = field(&s, &n)) == NULL)
@@ -107,11 +122,44 @@ static int is_writable(const char *point, const char *const *writable, size_t n)
   return 0;
 }
 
-/* Under a directory the sandbox covered with a mount of its own: what the
- * machine had mounted there is out of the case's reach. */
-static int covered(const char *point)
+/* The mount a descriptor is on (its fdinfo's mnt_id), or -1. */
+static long mount_of(int fd)
 {
-  return strncmp(point, "/dev/", 5) == 0 || strncmp(point, "/proc/", 6) == 0;
+  char path[64], line[256];
+  snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+  FILE *f = fopen(path, "re");
+  long id = -1;
+  while (f && fgets(line, sizeof(line), f))
+    if (strncmp(line, "mnt_id:", 7) == 0)
+      id = strtol(line + 7, NULL, 10);
+  if (f)
+    fclose(f);
+  return id;
+}
+
+/* One mount read-only, through its path when the path reaches it: a mount
+ * covered by another (the machine's /dev under the sandbox's, the lower of
+ * two stacked at one path) is out of the case's reach, and its flags are
+ * not the top one's. */
+static int remount_one(long id, const char *point, unsigned long keep, char *why, size_t len)
+{
+  int fd = open(point, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return 0; /* not reachable by its path */
+  char at[64];
+  snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
+  int rc = 0;
+  long on = mount_of(fd);
+  if (on < 0) {
+    snprintf(why, len, "cannot tell the mount of %.300s (no mnt_id in /proc/self/fdinfo)", point);
+    rc = -1;
+  } else if (on == id &&
+             mount(NULL, at, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | keep, NULL) != 0) {
+    snprintf(why, len, "cannot remount %.300s read-only: %s", point, strerror(errno));
+    rc = -1;
+  }
+  close(fd);
+  return rc;
 }
 
 int nc_remount_read_only(const char *const *writable, size_t n, char *why, size_t len)
@@ -121,21 +169,20 @@ int nc_remount_read_only(const char *const *writable, size_t n, char *why, size_
     snprintf(why, len, "cannot read /proc/self/mountinfo: %s", strerror(errno));
     return -1;
   }
-  char line[8192], point[PATH_MAX];
+  char *line = NULL, point[PATH_MAX];
+  size_t cap = 0;
   int rc = 0;
-  while (rc == 0 && fgets(line, sizeof(line), f)) {
+  while (rc == 0 && getline(&line, &cap, f) > 0) {
     unsigned long keep;
-    if (nc_mountinfo_parse(line, point, sizeof(point), &keep) != 0) {
+    long id;
+    if (nc_mountinfo_parse(line, &id, point, sizeof(point), &keep) != 0) {
       snprintf(why, len, "cannot parse a line of /proc/self/mountinfo: %.200s", line);
       rc = -1;
-    } else if (!is_writable(point, writable, n) &&
-               mount(NULL, point, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | keep,
-                     NULL) != 0 &&
-               !(covered(point) && (errno == ENOENT || errno == EINVAL || errno == EACCES))) {
-      snprintf(why, len, "cannot remount %.300s read-only: %s", point, strerror(errno));
-      rc = -1;
+    } else if (!is_writable(point, writable, n)) {
+      rc = remount_one(id, point, keep, why, len);
     }
   }
+  free(line);
   fclose(f);
   return rc;
 }

@@ -14,16 +14,18 @@ int nc_remount_hold(const char *path);
 /* What fd holds, bound (with its submounts) onto path. */
 int nc_remount_bind(int fd, const char *path);
 
-/* One line of /proc/self/mountinfo: its mount point, unescaped (\040 and
- * the like), and the MS_* flags of its per-mount options that a remount
- * must keep (nosuid, nodev, noexec and the atime ones: in a user
- * namespace the kernel refuses a remount that drops them). 0, or -1 for
- * a line that is not one. */
-int nc_mountinfo_parse(const char *line, char *point, size_t len, unsigned long *flags);
+/* One line of /proc/self/mountinfo: its mount id, its mount point,
+ * unescaped (\040 and the like), and the MS_* flags of its per-mount
+ * options that a remount must keep (nosuid, nodev, noexec, nosymfollow and
+ * the atime ones, strict atime included: in a user namespace the kernel
+ * refuses a remount that changes them). 0, or -1 for a line that is not
+ * one. */
+int nc_mountinfo_parse(const char *line, long *id, char *point, size_t len, unsigned long *flags);
 
-/* Every mount read-only (and nosuid) but those at the paths writable[]
- * names. A mount the case cannot reach (covered under /dev or /proc, where
- * the sandbox mounted over the machine's) is passed over. */
+/* Every mount the case can reach by its path read-only (and nosuid), but
+ * those at the paths writable[] names. A mount covered by another (the
+ * machine's /dev under the sandbox's, the lower of two at one path) is
+ * passed over: its path leads to the other. */
 int nc_remount_read_only(const char *const *writable, size_t n, char *why, size_t len);
 
 #endif
