@@ -114,19 +114,9 @@ static int has_children(void)
  * CLONE_PARENT, memory shared or not): neither a child nor a thread. */
 static int has_siblings(void)
 {
-  pid_t self = getpid(), parent = getppid();
-  DIR *d = opendir("/proc");
-  if (!d)
-    return 1;
-  int found = 0;
-  struct dirent *e;
-  while (!found && (e = readdir(d)) != NULL) {
-    char *end;
-    long pid = strtol(e->d_name, &end, 10);
-    found = !*end && pid > 0 && pid != self && nc_proc_parent((pid_t)pid) == parent;
-  }
-  closedir(d);
-  return found;
+  pid_t self = getpid(), beside[2];
+  size_t n = nc_proc_children(getppid(), beside, 2);
+  return n > 1 || (n == 1 && beside[0] != self);
 }
 
 int nc_quiet_now(void)

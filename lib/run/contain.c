@@ -4,7 +4,6 @@
 #include "limits_env.h"
 #include "proc.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -172,27 +171,22 @@ static int listed(pid_t pid, const pid_t *keep, size_t nkeep)
 /* Kills and reaps the children of this process (only_orphans: those that
  * were not its children when the run began), except those in keep; returns
  * how many it found. */
+#define ROUND_CHILDREN 4096
 static int kill_children(int only_orphans, const pid_t *keep, size_t nkeep)
 {
-  pid_t self = getpid();
+  pid_t children[ROUND_CHILDREN];
+  size_t n = nc_proc_children(getpid(), children, ROUND_CHILDREN);
   int found = 0;
-  DIR *d = opendir("/proc");
-  struct dirent *e;
-  while (d && (e = readdir(d)) != NULL) {
-    char *end;
-    long pid = strtol(e->d_name, &end, 10);
-    if (*end || pid <= 0 || nc_proc_parent((pid_t)pid) != self || listed((pid_t)pid, keep, nkeep))
+  for (size_t i = 0; i < n && i < ROUND_CHILDREN; i++) {
+    pid_t pid = children[i];
+    if (listed(pid, keep, nkeep) || (only_orphans && known_child(pid)))
       continue;
-    if (only_orphans && known_child((pid_t)pid))
-      continue;
-    kill((pid_t)pid, SIGKILL);
-    while (waitpid((pid_t)pid, NULL, __WALL) < 0 && errno == EINTR)
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
       ;
     found++;
   }
-  if (d)
-    closedir(d);
-  return found;
+  return found; /* more than a round holds: the next round takes them */
 }
 
 void nc_contain_kill_children(void)
@@ -207,18 +201,8 @@ int nc_contain_run_begin(void)
   int was = 0;
   prctl(PR_GET_CHILD_SUBREAPER, &was);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  nknown_children = 0;
-  pid_t self = getpid();
-  DIR *d = opendir("/proc");
-  struct dirent *e;
-  while (d && (e = readdir(d)) != NULL && nknown_children < KNOWN_CHILDREN) {
-    char *end;
-    long pid = strtol(e->d_name, &end, 10);
-    if (!*end && pid > 0 && nc_proc_parent((pid_t)pid) == self)
-      known_children[nknown_children++] = (pid_t)pid;
-  }
-  if (d)
-    closedir(d);
+  size_t n = nc_proc_children(getpid(), known_children, KNOWN_CHILDREN);
+  nknown_children = n < KNOWN_CHILDREN ? n : KNOWN_CHILDREN;
   return was;
 }
 
