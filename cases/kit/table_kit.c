@@ -189,45 +189,103 @@ static long value_range(nve_data_type_t dtype)
   return m > 999999 ? 999999 : m;
 }
 
-/* Element e of row i with this tag: an integer in [-range, range]. */
-static double element_value(uint64_t tag, int64_t i, int64_t e, long range)
+/* The values of one row: a stream of integers from a hash of (tag, row),
+ * NC_LANES at a time in independent lanes (each an odd-step sequence,
+ * its bits folded once), so that the compiler fills a row with vector
+ * code. Rows of different tags or indices differ everywhere; the values
+ * are small integers that any float type holds exactly. */
+#define NC_LANES 8
+
+typedef struct row_stream {
+  uint32_t lane[NC_LANES];
+  uint32_t jump;
+  int shift;    /* 32 - bits */
+  int32_t half; /* values lie in [-half, half - 1] */
+} row_stream;
+
+/* A stream of integers within [-range, range] (range >= 1; 0 gives bytes
+ * 0 .. 255) for row i of tag. */
+static void stream_start(row_stream *s, uint64_t tag, int64_t i, long range)
 {
-  uint64_t h = tag * 2654435761u + (uint64_t)i * 40503u + (uint64_t)e * 9973u;
-  h = (h ^ (h >> 29)) * 0x9e3779b97f4a7c15ull;
-  /* A multiply and a shift map the hash's top half onto 0 .. 2 * range. */
-  uint64_t pick = ((h >> 32) * (uint64_t)(2 * range + 1)) >> 32;
-  return (double)((int64_t)pick - range);
+  uint64_t h = (tag * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)i * 0xc2b2ae3d27d4eb4full);
+  h ^= h >> 31;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 29;
+  uint32_t x = (uint32_t)h, step = (uint32_t)(h >> 32) | 1u;
+  for (int l = 0; l < NC_LANES; l++)
+    s->lane[l] = x + (uint32_t)l * step;
+  s->jump = step * NC_LANES;
+  int bits = 1;
+  while (range > 0 && bits < 31 && (1L << bits) <= range)
+    bits++;
+  s->shift = range > 0 ? 32 - bits : 24;
+  s->half = range > 0 ? (int32_t)1 << (bits - 1) : 0;
 }
 
-/* Row i's float32 elements: element_value's integers, the hash stepped per
- * element instead of recomputed, converted to float directly (exact: they
- * are below 2^24). */
-static void fill_float32_row(unsigned char *row, int64_t elements, uint64_t tag, int64_t i,
-                             long range)
+static void stream_next(row_stream *s, int32_t v[NC_LANES])
 {
-  uint64_t h = tag * 2654435761u + (uint64_t)i * 40503u, span = (uint64_t)(2 * range + 1);
-  for (int64_t e = 0; e < elements; e++, h += 9973u) {
-    uint64_t m = (h ^ (h >> 29)) * 0x9e3779b97f4a7c15ull;
-    float v = (float)((int64_t)(((m >> 32) * span) >> 32) - range);
-    memcpy(row + 4 * e, &v, 4);
+  for (int l = 0; l < NC_LANES; l++) {
+    uint32_t y = s->lane[l] ^ (s->lane[l] >> 13);
+    v[l] = (int32_t)(y >> s->shift) - s->half;
+    s->lane[l] += s->jump;
+  }
+}
+
+/* elements values of type dtype (width w bytes each) at out. */
+static void stream_encode(row_stream *s, unsigned char *out, int64_t elements,
+                          nve_data_type_t dtype, int64_t w)
+{
+  int32_t v[NC_LANES];
+  for (int64_t e = 0; e < elements; e += NC_LANES) {
+    stream_next(s, v);
+    int64_t m = elements - e < NC_LANES ? elements - e : NC_LANES;
+    if (dtype == NVE_DTYPE_FLOAT32) { /* the common case, without the general encoder */
+      float f[NC_LANES];
+      for (int l = 0; l < NC_LANES; l++)
+        f[l] = (float)v[l];
+      memcpy(out + 4 * e, f, (size_t)m * 4);
+    } else {
+      for (int64_t l = 0; l < m; l++)
+        nc_dtype_encode(dtype, (double)v[l], out + (e + l) * w);
+    }
+  }
+}
+
+/* Bytes from..to of a row (what its elements leave): a stream of bytes. */
+static void stream_bytes(unsigned char *row, int64_t from, int64_t to, uint64_t tag, int64_t i)
+{
+  row_stream s;
+  stream_start(&s, tag ^ 0x5bd1e995u, i, 0);
+  int32_t v[NC_LANES];
+  for (int64_t b = from; b < to; b += NC_LANES) {
+    stream_next(&s, v);
+    for (int l = 0; l < NC_LANES && b + l < to; l++)
+      row[b + l] = (unsigned char)v[l];
+  }
+}
+
+/* n rows, stride apart: the elements of dtype (within range) that fit in
+ * width bytes, then bytes up to end. */
+static void fill_values(unsigned char *out, int64_t n, int64_t stride, int64_t width,
+                        int64_t end, nve_data_type_t dtype, uint64_t tag, long range)
+{
+  int64_t w = nc_dtype_width(dtype), elements = w ? width / w : 0;
+  for (int64_t i = 0; i < n; i++) {
+    unsigned char *row = out + i * stride;
+    if (elements) {
+      row_stream s;
+      stream_start(&s, tag, i, range < 1 ? 1 : range);
+      stream_encode(&s, row, elements, dtype, w);
+    }
+    stream_bytes(row, elements * w, end, tag, i);
   }
 }
 
 void nc_fill_rows(unsigned char *out, int64_t n, int64_t stride, int64_t width,
                   nve_data_type_t dtype, uint64_t tag)
 {
-  int64_t w = nc_dtype_width(dtype), elements = w ? width / w : 0;
-  long range = w ? value_range(dtype) : 0;
-  for (int64_t i = 0; i < n; i++) {
-    unsigned char *row = out + i * stride;
-    if (dtype == NVE_DTYPE_FLOAT32) /* the common case, without the general encoder */
-      fill_float32_row(row, elements, tag, i, range);
-    else
-      for (int64_t e = 0; e < elements; e++)
-        nc_dtype_encode(dtype, element_value(tag, i, e, range), row + e * w);
-    for (int64_t b = elements * w; b < width; b++)
-      row[b] = (unsigned char)(element_value(tag, i, b, 127) + 128);
-  }
+  fill_values(out, n, stride, width, width, dtype, tag,
+              nc_dtype_width(dtype) ? value_range(dtype) : 0);
 }
 
 void nc_tk_rows(const nc_tk *k, int64_t n, int64_t stride, uint64_t tag, unsigned char *out)
@@ -552,20 +610,9 @@ nve_status_t nc_tk_update(nc_tk *k, int64_t n, const int64_t *keys, int64_t stri
 static void fill_updates(unsigned char *out, int64_t n, int64_t stride, int64_t size,
                          nve_data_type_t dtype, uint64_t tag)
 {
-  int64_t width = nc_dtype_width(dtype), elements = width ? size / width : 0;
+  int64_t width = nc_dtype_width(dtype);
   long range = width ? value_range(dtype) / 2 : 0;
-  if (range < 1)
-    range = 1;
-  for (int64_t i = 0; i < n; i++) {
-    unsigned char *at = out + i * stride;
-    if (dtype == NVE_DTYPE_FLOAT32)
-      fill_float32_row(at, elements, tag, i, range);
-    else
-      for (int64_t e = 0; e < elements; e++)
-        nc_dtype_encode(dtype, element_value(tag, i, e, range), at + e * width);
-    for (int64_t e = elements * width; e < stride; e++)
-      at[e] = (unsigned char)(element_value(tag, i, e, 127) + 128);
-  }
+  fill_values(out, n, stride, size, stride, dtype, tag, range);
 }
 
 nve_status_t nc_tk_accumulate(nc_tk *k, int64_t n, const int64_t *keys, nve_data_type_t dtype,
