@@ -410,6 +410,7 @@ typedef struct reader {
   int64_t stored;
   uint64_t seed;
   int rounds;
+  long long overlaps_wanted;
   int64_t keys_checked;
   _Atomic int *go;
 } reader;
@@ -422,12 +423,14 @@ static void *read_concurrently(void *arg)
   uint64_t s = r->seed;
   int64_t most = nc_tk_batch(&r->k, 2999) < r->stored ? nc_tk_batch(&r->k, 2999) : r->stored;
   int64_t least = most / 3 > 0 ? most / 3 : 1;
-  /* The rounds, and more while no two finds were in the plugin at once
-   * (a loaded machine may run the readers one after another), within a
-   * bound. */
+  /* The rounds, and more until as many finds as all the rounds make
+   * shared the plugin with another (a loaded machine may run the readers
+   * one after another), within a bound: a race is caught by overlapped
+   * finds, not by the count of rounds. */
   double until = nc_now() + OVERLAP_WAIT_S;
-  for (int round = 0; r->k.mismatches == 0 &&
-                      (round < r->rounds || (nc_calls_overlap_most() < 2 && nc_now() < until));
+  for (int round = 0;
+       r->k.mismatches == 0 &&
+       (round < r->rounds || (nc_calls_overlapped() < r->overlaps_wanted && nc_now() < until));
        round++) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     int64_t n = least + (int64_t)((s >> 17) % (uint64_t)(most - least + 1));
@@ -463,7 +466,8 @@ void nc_case_TBL_12(nc_case *c)
     int started = 0;
     nc_calls_overlap_reset();
     for (int i = 0; i < nthreads; i++) {
-      readers[started] = (reader){k, keys, stored, c->cfg->seed + (uint64_t)i, rounds, 0, &go};
+      readers[started] = (reader){k,      keys, stored, c->cfg->seed + (uint64_t)i, rounds,
+                                  (long long)nthreads * rounds, 0, &go};
       /* Each reader counts only its own disagreements. */
       readers[started].k.quiet = 1;
       readers[started].k.observe = 0;

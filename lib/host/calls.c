@@ -156,18 +156,23 @@ static nve_status_t find_once(const nve_ext_table_t *t, int64_t n, const void *k
                                 value_sizes))
 }
 
-/* Finds in plugin code now, and the most at once since the last reset. */
-static atomic_int finds_now, finds_most;
+/* Finds in plugin code now, those begun, and those that shared the
+ * plugin with another find since the last reset. */
+static atomic_int finds_now;
+static atomic_llong finds_begun, finds_overlapped;
 
 nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
                           uint64_t *hit_mask, int64_t value_stride, void *values,
                           int64_t *value_sizes)
 {
-  int now = atomic_fetch_add(&finds_now, 1) + 1, most = atomic_load(&finds_most);
-  while (now > most && !atomic_compare_exchange_weak(&finds_most, &most, now)) {
-  }
+  long long begun = atomic_fetch_add(&finds_begun, 1);
+  int others = atomic_fetch_add(&finds_now, 1);
   nve_status_t s = find_once(t, n, keys, hit_mask, value_stride, values, value_sizes);
-  atomic_fetch_sub(&finds_now, 1);
+  int still = atomic_fetch_sub(&finds_now, 1) - 1;
+  /* Another find in the plugin as this one began or ended, or one begun
+   * meanwhile. */
+  if (others > 0 || still > 0 || atomic_load(&finds_begun) > begun + 1)
+    atomic_fetch_add(&finds_overlapped, 1);
   if (nc_call_log_on()) /* after the call: how many rows it copied out */
     nc_call_log_find(n, value_stride,
                      s == NVE_SUCCESS && host_table(t->self) ? hits_of(n, hit_mask) : -1);
@@ -193,8 +198,13 @@ int nc_op_rule(const char *op)
   return -1;
 }
 
-void nc_calls_overlap_reset(void) { atomic_store(&finds_most, 0); }
-int nc_calls_overlap_most(void) { return atomic_load(&finds_most); }
+void nc_calls_overlap_reset(void)
+{
+  atomic_store(&finds_begun, 0);
+  atomic_store(&finds_overlapped, 0);
+}
+
+long long nc_calls_overlapped(void) { return atomic_load(&finds_overlapped); }
 
 nve_status_t nc_call_insert(const nve_ext_table_t *t, int64_t n, const void *keys,
                             int64_t value_stride, int64_t value_size, const void *values)

@@ -27,10 +27,10 @@ void nc_call_table_destroy(const nve_ext_table_t *t);
  * TBL-08 erase and clear, TBL-09 the lookup counter; -1 for no table op. */
 int nc_op_rule(const char *op);
 
-/* How many finds were in plugin code at once, at most, since the reset:
- * whether concurrent finds really overlapped (TBL-12). */
+/* How many finds shared plugin code with another find since the reset:
+ * whether concurrent finds really overlapped, and how often (TBL-12). */
 void nc_calls_overlap_reset(void);
-int nc_calls_overlap_most(void);
+long long nc_calls_overlapped(void);
 nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
                           uint64_t *hit_mask, int64_t value_stride, void *values,
                           int64_t *value_sizes);
