@@ -1003,6 +1003,8 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
                    (unsigned long long)mask[n / 64]);
   hits = 0;
   for (int64_t i = 0; i < n; i++) {
+    if (i + 8 < n)
+      nc_oracle_prefetch(k->o, nc_oracle_key(k->o, b.keys_copy, i + 8));
     if (mask && opts->resolved && bit(opts->resolved, i)) {
       check_resolved_key(k, call, &b, i, stride);
       if (hits_out)

@@ -63,6 +63,8 @@ typedef enum {
  * expected row. */
 nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, const void *bytes,
                                   int64_t size, int64_t *offset);
+/* A hint: key is checked soon (its slot is fetched into the cache). */
+void nc_oracle_prefetch(const nc_oracle *o, int64_t key);
 /* Learns from an answer that passed the check: a hit pins the row to the
  * one returned (a miss changes nothing). */
 void nc_oracle_observe(nc_oracle *o, int64_t key, int hit, const void *bytes);
