@@ -466,7 +466,7 @@ void nc_case_TBL_12(nc_case *c)
     int started = 0;
     nc_calls_overlap_reset();
     for (int i = 0; i < nthreads; i++) {
-      readers[started] = (reader){k,      keys, stored, c->cfg->seed + (uint64_t)i, rounds,
+      readers[started] = (reader){k, keys, stored, c->cfg->seed + (uint64_t)i, rounds,
                                   (long long)nthreads * rounds, 0, &go};
       /* Each reader counts only its own disagreements. */
       readers[started].k.quiet = 1;

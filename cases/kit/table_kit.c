@@ -207,10 +207,7 @@ typedef struct row_stream {
  * 0 .. 255) for row i of tag. */
 static void stream_start(row_stream *s, uint64_t tag, int64_t i, long range)
 {
-  uint64_t h = (tag * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)i * 0xc2b2ae3d27d4eb4full);
-  h ^= h >> 31;
-  h *= 0x94d049bb133111ebull;
-  h ^= h >> 29;
+  uint64_t h = nc_mix64((tag * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)i * 0xc2b2ae3d27d4eb4full));
   uint32_t x = (uint32_t)h, step = (uint32_t)(h >> 32) | 1u;
   for (int l = 0; l < NC_LANES; l++)
     s->lane[l] = x + (uint32_t)l * step;
@@ -1003,8 +1000,7 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
                    (unsigned long long)mask[n / 64]);
   hits = 0;
   for (int64_t i = 0; i < n; i++) {
-    if (i + 8 < n)
-      nc_oracle_prefetch(k->o, nc_oracle_key(k->o, b.keys_copy, i + 8));
+    nc_oracle_prefetch_ahead(k->o, b.keys_copy, n, i);
     if (mask && opts->resolved && bit(opts->resolved, i)) {
       check_resolved_key(k, call, &b, i, stride);
       if (hits_out)

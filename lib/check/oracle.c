@@ -183,16 +183,10 @@ static size_t hash(int64_t key)
 #define PREFETCH(p) ((void)(p))
 #endif
 
-void nc_oracle_prefetch(const nc_oracle *o, int64_t key)
-{
-  PREFETCH(&o->slots[hash(key) & (o->capacity - 1)]);
-}
-
-/* In a loop over n keys at i: the slot of key i + AHEAD. */
-static void prefetch_ahead(const nc_oracle *o, const void *keys, int64_t n, int64_t i)
+void nc_oracle_prefetch_ahead(const nc_oracle *o, const void *keys, int64_t n, int64_t i)
 {
   if (i + AHEAD < n)
-    nc_oracle_prefetch(o, nc_oracle_key(o, keys, i + AHEAD));
+    PREFETCH(&o->slots[hash(nc_oracle_key(o, keys, i + AHEAD)) & (o->capacity - 1)]);
 }
 
 static entry *find_slot(entry *slots, size_t capacity, int64_t key)
@@ -296,7 +290,7 @@ void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
   changed(o);
   o->batch++;
   for (int64_t i = 0; i < n; i++) {
-    prefetch_ahead(o, keys, n, i);
+    nc_oracle_prefetch_ahead(o, keys, n, i);
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
     const unsigned char *row = (const unsigned char *)rows + i * stride;
     /* An existing key may be kept or overwritten; duplicates in one batch
@@ -318,7 +312,7 @@ void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
   changed(o);
   o->batch++;
   for (int64_t i = 0; i < n; i++) {
-    prefetch_ahead(o, keys, n, i);
+    nc_oracle_prefetch_ahead(o, keys, n, i);
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
     const unsigned char *row = (const unsigned char *)rows + i * stride;
     e->last = NC_ORACLE_OP_UPDATE;
@@ -372,7 +366,7 @@ int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stri
   changed(o);
   o->batch++;
   for (int64_t i = 0; i < n; i++) {
-    prefetch_ahead(o, keys, n, i);
+    nc_oracle_prefetch_ahead(o, keys, n, i);
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
     if (e->batch == o->batch) { /* a duplicate: the order of the sums is open */
       e->any = 1;
@@ -396,7 +390,7 @@ void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys)
 {
   changed(o);
   for (int64_t i = 0; i < n; i++) {
-    prefetch_ahead(o, keys, n, i);
+    nc_oracle_prefetch_ahead(o, keys, n, i);
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
     e->any = 0;
     e->ncand = 0;
@@ -424,7 +418,7 @@ void nc_oracle_forget(nc_oracle *o, int64_t n, const void *keys)
 {
   changed(o);
   for (int64_t i = 0; i < n; i++) {
-    prefetch_ahead(o, keys, n, i);
+    nc_oracle_prefetch_ahead(o, keys, n, i);
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
     e->any = 1;
     e->ncand = 0;

@@ -63,8 +63,9 @@ typedef enum {
  * expected row. */
 nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, const void *bytes,
                                   int64_t size, int64_t *offset);
-/* A hint: key is checked soon (its slot is fetched into the cache). */
-void nc_oracle_prefetch(const nc_oracle *o, int64_t key);
+/* A hint from a loop at key i of n (keys as the model's key size): the
+ * slot of a key a few ahead is fetched into the cache. */
+void nc_oracle_prefetch_ahead(const nc_oracle *o, const void *keys, int64_t n, int64_t i);
 /* Learns from an answer that passed the check: a hit pins the row to the
  * one returned (a miss changes nothing). */
 void nc_oracle_observe(nc_oracle *o, int64_t key, int hit, const void *bytes);
