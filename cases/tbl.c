@@ -22,6 +22,7 @@
 #include "sanitize.h"
 #include "explore.h"
 #include "table_kit.h"
+#include "trace.h"
 
 /* Keys the targeted cases use: small, distinct, away from the edges. */
 #define BASE 1000
@@ -402,7 +403,12 @@ void nc_case_TBL_10(nc_case *c)
 #define ROUNDS 12
 #define STRESS_ROUNDS 60
 #define STORED 4096
-#define OVERLAP_WAIT_S 2.0 /* at most, for the readers' finds to overlap */
+/* At most, for the readers' finds to overlap: CPU seconds of the case
+ * process, which a busy machine hands out more slowly but not fewer of, so
+ * that the readers get the same chance to overlap under any load. */
+#define OVERLAP_CPU_S 2.0
+/* The least wall time between two beats while the readers run. */
+#define READERS_BEAT_S 0.5
 
 typedef struct reader {
   nc_tk k; /* a quiet copy sharing the model, which nobody changes now */
@@ -411,9 +417,32 @@ typedef struct reader {
   uint64_t seed;
   int rounds;
   long long overlaps_wanted;
+  int first; /* beats for all */
   int64_t keys_checked;
   _Atomic int *go;
 } reader;
+
+static double process_cpu_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Once the rounds are done: whether to go on for more overlaps. The
+ * first reader beats, so that a slow machine's longer wait is not taken
+ * for a hang. */
+static int want_more_overlap(reader *r, double until_cpu, double *beat_at)
+{
+  if (nc_calls_overlapped() >= r->overlaps_wanted || process_cpu_s() >= until_cpu)
+    return 0;
+  double now = nc_now();
+  if (r->first && now - *beat_at >= READERS_BEAT_S) {
+    nc_trace_beat(0);
+    *beat_at = now;
+  }
+  return 1;
+}
 
 static void *read_concurrently(void *arg)
 {
@@ -427,10 +456,9 @@ static void *read_concurrently(void *arg)
    * shared the plugin with another (a loaded machine may run the readers
    * one after another), within a bound: a race is caught by overlapped
    * finds, not by the count of rounds. */
-  double until = nc_now() + OVERLAP_WAIT_S;
-  for (int round = 0;
-       r->k.mismatches == 0 &&
-       (round < r->rounds || (nc_calls_overlapped() < r->overlaps_wanted && nc_now() < until));
+  double until_cpu = process_cpu_s() + OVERLAP_CPU_S, beat_at = nc_now();
+  for (int round = 0; r->k.mismatches == 0 &&
+                      (round < r->rounds || want_more_overlap(r, until_cpu, &beat_at));
        round++) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     int64_t n = least + (int64_t)((s >> 17) % (uint64_t)(most - least + 1));
@@ -466,8 +494,14 @@ void nc_case_TBL_12(nc_case *c)
     int started = 0;
     nc_calls_overlap_reset();
     for (int i = 0; i < nthreads; i++) {
-      readers[started] = (reader){k, keys, stored, c->cfg->seed + (uint64_t)i, rounds,
-                                  (long long)nthreads * rounds, 0, &go};
+      readers[started] = (reader){.k = k,
+                                  .keys = keys,
+                                  .stored = stored,
+                                  .seed = c->cfg->seed + (uint64_t)i,
+                                  .rounds = rounds,
+                                  .overlaps_wanted = (long long)nthreads * rounds,
+                                  .first = started == 0,
+                                  .go = &go};
       /* Each reader counts only its own disagreements. */
       readers[started].k.quiet = 1;
       readers[started].k.observe = 0;

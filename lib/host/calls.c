@@ -148,31 +148,45 @@ static int64_t hits_of(int64_t n, const uint64_t *hit_mask)
   return hits;
 }
 
-static nve_status_t find_once(const nve_ext_table_t *t, int64_t n, const void *keys,
-                              uint64_t *hit_mask, int64_t value_stride, void *values,
-                              int64_t *value_sizes)
+/* Finds inside the plugin's find now, those that entered it, and those
+ * that shared it with another find since the last reset. Counted around
+ * the plugin's own call, not the wrapper's: a find whose wrapper merely
+ * spanned another's (a thread preempted while it set up its context) did
+ * not share the plugin, and TBL-12 needs finds that did. */
+static atomic_int finds_now;
+static atomic_llong finds_entered, finds_overlapped;
+
+/* The frame below the plugin's: lib/run/sanitize.c names the op of a
+ * memory error by it, so it is never inlined. */
+__attribute__((noinline)) static nve_status_t
+find_once(const nve_ext_table_t *t, nve_ext_context_t ctx, int64_t n, const void *keys,
+          uint64_t *hit_mask, int64_t value_stride, void *values, int64_t *value_sizes)
 {
-  TABLE_BATCH_OP("find", NC_RULE_TBL_02, n, t->ops->find(t->self, ctx, n, keys, hit_mask, value_stride, values,
-                                value_sizes))
+  long long entered = atomic_fetch_add(&finds_entered, 1);
+  int others = atomic_fetch_add(&finds_now, 1);
+  nve_status_t s = t->ops->find(t->self, ctx, n, keys, hit_mask, value_stride, values,
+                                value_sizes);
+  int still = atomic_fetch_sub(&finds_now, 1) - 1;
+  /* Another find inside as this one entered or left, or one that entered
+   * (and maybe left) meanwhile. */
+  if (others > 0 || still > 0 || atomic_load(&finds_entered) > entered + 1)
+    atomic_fetch_add(&finds_overlapped, 1);
+  return s;
 }
 
-/* Finds in plugin code now, those begun, and those that shared the
- * plugin with another find since the last reset. */
-static atomic_int finds_now;
-static atomic_llong finds_begun, finds_overlapped;
+static nve_status_t find_in_context(const nve_ext_table_t *t, int64_t n, const void *keys,
+                                    uint64_t *hit_mask, int64_t value_stride, void *values,
+                                    int64_t *value_sizes)
+{
+  TABLE_BATCH_OP("find", NC_RULE_TBL_02, n,
+                 find_once(t, ctx, n, keys, hit_mask, value_stride, values, value_sizes))
+}
 
 nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
                           uint64_t *hit_mask, int64_t value_stride, void *values,
                           int64_t *value_sizes)
 {
-  long long begun = atomic_fetch_add(&finds_begun, 1);
-  int others = atomic_fetch_add(&finds_now, 1);
-  nve_status_t s = find_once(t, n, keys, hit_mask, value_stride, values, value_sizes);
-  int still = atomic_fetch_sub(&finds_now, 1) - 1;
-  /* Another find in the plugin as this one began or ended, or one begun
-   * meanwhile. */
-  if (others > 0 || still > 0 || atomic_load(&finds_begun) > begun + 1)
-    atomic_fetch_add(&finds_overlapped, 1);
+  nve_status_t s = find_in_context(t, n, keys, hit_mask, value_stride, values, value_sizes);
   if (nc_call_log_on()) /* after the call: how many rows it copied out */
     nc_call_log_find(n, value_stride,
                      s == NVE_SUCCESS && host_table(t->self) ? hits_of(n, hit_mask) : -1);
@@ -200,7 +214,7 @@ int nc_op_rule(const char *op)
 
 void nc_calls_overlap_reset(void)
 {
-  atomic_store(&finds_begun, 0);
+  atomic_store(&finds_entered, 0);
   atomic_store(&finds_overlapped, 0);
 }
 
