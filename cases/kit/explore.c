@@ -62,6 +62,7 @@ typedef struct reach {
   int64_t keys, deepest, largest, threaded, drops, produce_after_drop, destroys_with_others;
   int64_t keys_by[NC_X_ACTIONS][NC_XK_CLASSES];
   int refused_produce;
+  int64_t other_dtype[2]; /* accumulates in another dtype: refused, summed */
   nc_x_cover cover;
 } reach;
 
@@ -105,6 +106,10 @@ static int table_shape(nc_case *c, nc_x_table_shape *sh, int64_t batch)
                            .update_size = nc_tk_update_size(&k, k.caps.dtype, 0),
                            .update_half = nc_tk_update_size(&k, k.caps.dtype, 1)};
   sh->accumulate = sh->update_size > 0;
+  for (int d = NVE_DTYPE_FLOAT32; d <= NVE_DTYPE_QUINT8_ROWWISE_F16; d++) {
+    sh->dtype_update_size[d] = nc_tk_update_size(&k, (nve_data_type_t)d, 0);
+    sh->dtype_update_half[d] = nc_tk_update_size(&k, (nve_data_type_t)d, 1);
+  }
   /* The simulated runtime copies a device table's buffers byte by byte: a
    * batch of tens of thousands of keys takes seconds there. */
   if (k.caps.location == NVE_BUFFER_LOCATION_DEVICE && c->cfg->cuda_mode == NC_CUDA_SIM &&
@@ -132,6 +137,8 @@ static void add_reach(reach *r, const nc_x_seq *q, const nc_x_replay_stats *st)
   r->produce_after_drop += q->produce_after_drop;
   r->destroys_with_others += q->destroys_with_others;
   r->refused_produce += st->refused_produce;
+  r->other_dtype[0] += st->other_dtype[0];
+  r->other_dtype[1] += st->other_dtype[1];
   for (int a = 0; a < NC_X_ACTIONS; a++)
     for (int k = 0; k < NC_XK_CLASSES; k++)
       r->keys_by[a][k] += q->keys_by[a][k];
@@ -220,7 +227,7 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
   if (nc_x_write_repro(c, q, sh->steps, sh->len, shape, blamed, name, sizeof(name)) == 0)
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out [plugin.so] "
-            "exits 1 while the defect persists, 0 once it is fixed", name, name);
+            "exits 1 while the defect persists, 0 once it is fixed (3: inconclusive)", name, name);
 }
 
 /* Action x relation pairs the exploration reached, and a list of those it
@@ -262,18 +269,19 @@ static void report_reach(nc_case *c, const reach *r, const nc_x_table_shape *sh,
           "deepest table %lld live keys, largest batch %lld keys, %d action x relation pairs "
           "(%s%s), %d of %d action x batch size x call shape cells up to that batch, %lld steps "
           "on another thread, %lld factory drops with tables alive, %lld produces after a drop, "
-          "%lld destroys beside other tables",
+          "%lld destroys beside other tables, %lld accumulates in another dtype than the "
+          "table's (%lld summed, %lld refused)",
           (long long)r->deepest, (long long)r->largest, pairs, *missing ? "not reached: " : "all",
           missing, reached, cells, (long long)r->threaded, (long long)r->drops, (long long)r->produce_after_drop,
-          (long long)r->destroys_with_others);
+          (long long)r->destroys_with_others, (long long)(r->other_dtype[0] + r->other_dtype[1]),
+          (long long)r->other_dtype[1], (long long)r->other_dtype[0]);
   if (r->refused_produce)
     nc_note(c, "exploration", "another table when asked",
             "%d produce calls for another table were refused; steps on those tables did not "
             "run", r->refused_produce);
   nc_note(c, "exploration not reached", "every dimension of the contract",
           "rows shorter than the table's (every write is the row the harness declares); a "
-          "decoy device made current around device-table calls; update_accumulate in dtypes "
-          "other than the table's (the update_accumulate rule tries them)");
+          "decoy device made current around device-table calls");
 }
 
 /* Sequence j of the run: its seed, features, depth and batch ceilings;

@@ -10,6 +10,7 @@
 #include "call_space.h"
 #include "explore_cover.h"
 #include "explore_seq.h"
+#include "dtype.h"
 #include "splitmix.h"
 
 const char *const nc_x_action_names[NC_X_ACTIONS] = {
@@ -460,6 +461,29 @@ static int64_t stride_pad(gen *g)
   return i < 4 ? pads[i] : g->sh->row; /* or twice the row */
 }
 
+/* One accumulate in four of a sequence with NC_XF_DTYPES takes updates of
+ * another dtype whose elements fit the row: the table sums them or
+ * refuses them (doc/contract.md#update-accumulate). Drawn from the step
+ * alone, not from the sequence's stream, so that switching the feature
+ * changes no other step. */
+static void other_dtype(const gen *g, nc_x_step *st)
+{
+  const nc_x_table_shape *sh = g->sh;
+  uint64_t h = nc_mix64(g->q->seed ^ (st->tag * 0xd1b54a32d192ed03ull));
+  if (!on(g, NC_XF_DTYPES) || h % 4)
+    return;
+  int choices[NVE_DTYPE_QUINT8_ROWWISE_F16 + 1], n = 0;
+  for (int d = NVE_DTYPE_FLOAT32; d <= NVE_DTYPE_QUINT8_ROWWISE_F16; d++)
+    if (d != (int)sh->dtype && sh->dtype_update_size[d] > 0)
+      choices[n++] = d;
+  if (!n)
+    return;
+  int d = choices[(h >> 8) % (uint64_t)n];
+  st->dtype = d;
+  st->size = sh->dtype_update_half[d] > 0 && (h >> 40) % 2 ? sh->dtype_update_half[d]
+                                                            : sh->dtype_update_size[d];
+}
+
 /* The shape of a table op's call, drawn before its keys. */
 static void shape_call(gen *g, nc_x_step *st)
 {
@@ -475,6 +499,7 @@ static void shape_call(gen *g, nc_x_step *st)
     st->dtype = (int32_t)g->sh->dtype;
     st->size = g->sh->update_half > 0 && nc_splitmix(&g->s) % 2 ? g->sh->update_half
                                                        : g->sh->update_size;
+    other_dtype(g, st);
   } else if (st->action != NC_X_ERASE) {
     st->stride_pad = stride_pad(g);
   }
@@ -691,7 +716,8 @@ void nc_x_describe(const nc_x_seq *q, const nc_x_step *s, char *out, size_t len)
   if (s->action == NC_X_COUNTER)
     add(out, len, &at, s->read ? " read" : " reset");
   if (s->action == NC_X_ACCUMULATE)
-    add(out, len, &at, " update_size %lld", (long long)s->size);
+    add(out, len, &at, " %s updates, update_size %lld", nc_dtype_name((nve_data_type_t)s->dtype),
+        (long long)s->size);
   if (s->resolved_every)
     add(out, len, &at, ", every %d-th key resolved on entry", s->resolved_every);
   if (s->nulls)

@@ -125,9 +125,9 @@ static void emit_steps(nc_strbuf *b, const nc_x_seq *q, const nc_x_step *steps, 
   for (size_t i = 0; i < len; i++) {
     const nc_x_step *s = &steps[i];
     int64_t n = takes_keys(s->action) ? s->n : 0;
-    nc_strbuf_printf(b, "  {%s, %d, %d, %d, %d, %d, %lld, %zu, %lld, %lld, %lluull},\n",
+    nc_strbuf_printf(b, "  {%s, %d, %d, %d, %d, %d, %d, %lld, %zu, %lld, %lld, %lluull},\n",
                      names[s->action], s->slot, s->thread, s->nulls, s->read, s->resolved_every,
-                     (long long)n, at, (long long)s->stride_pad, (long long)s->size,
+                     (int)s->dtype, (long long)n, at, (long long)s->stride_pad, (long long)s->size,
                      (unsigned long long)s->tag);
     at += (size_t)n;
   }

@@ -66,6 +66,13 @@ typedef struct world {
   char first_failed[NC_X_ACTIONS][200];
 } world;
 
+/* Whether an accumulate's updates are of the table's own dtype, which the
+ * table must sum; it may refuse any other (doc/contract.md#update-accumulate). */
+static int table_dtype(const slot *sl, const nc_x_step *st)
+{
+  return st->dtype == (int32_t)sl->k.caps.dtype;
+}
+
 /* A find's hits counted into the slot's expected counter. */
 static void count_find(slot *sl, int64_t n, int64_t hits, int plain)
 {
@@ -150,9 +157,16 @@ static void table_op(world *w, slot *sl, const nc_x_step *st)
   case NC_X_COUNTER: counter_step(sl, st); return;
   case NC_X_INSERT: nc_tk_insert(k, st->n, keys, stride, st->tag, 1); break;
   case NC_X_UPDATE: nc_tk_update(k, st->n, keys, stride, st->tag, 1); break;
-  case NC_X_ACCUMULATE:
-    nc_tk_accumulate(k, st->n, keys, (nve_data_type_t)st->dtype, st->size, st->tag, 1);
+  case NC_X_ACCUMULATE: {
+    int64_t failed = k->failed_ops;
+    int summed = nc_tk_accumulate(k, st->n, keys, (nve_data_type_t)st->dtype, st->size, st->tag,
+                                  1) == NVE_SUCCESS;
+    if (!table_dtype(sl, st)) {
+      w->stats.other_dtype[summed]++;
+      k->failed_ops = failed; /* another dtype may be refused: not a failed op */
+    }
     break;
+  }
   case NC_X_ERASE: nc_tk_erase(k, st->n, keys, 1); break;
   case NC_X_CLEAR:
     nc_tk_clear(k, 1);
@@ -350,7 +364,8 @@ static void take_failure(const slot *sl, long at, nc_x_failure *fail)
 
 static void count_call(world *w, const slot *sl, const nc_x_step *st, int64_t failed_before)
 {
-  if (st->n <= 0 || st->action > NC_X_ERASE)
+  if (st->n <= 0 || st->action > NC_X_ERASE ||
+      (st->action == NC_X_ACCUMULATE && !table_dtype(sl, st)))
     return;
   w->calls[st->action]++;
   if (sl->k.failed_ops > failed_before && !w->failed[st->action]++) {

@@ -35,6 +35,7 @@ typedef struct nc_x_failure {
 typedef struct nc_x_replay_stats {
   int64_t keys;           /* keys the calls carried */
   int refused_produce;    /* another table was refused (steps on it skipped) */
+  int64_t other_dtype[2]; /* accumulates in another dtype than the table's: refused, summed */
 } nc_x_replay_stats;
 
 /* Runs steps[0..count) (keys in q's arena) on fresh tables from a fresh

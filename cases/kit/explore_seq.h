@@ -44,7 +44,8 @@ typedef enum {
 #define NC_XF_MASK (1u << 18)       /* finds with keys resolved on entry */
 #define NC_XF_STRIDE (1u << 19)     /* strides wider than the row */
 #define NC_XF_DUPLICATES (1u << 20) /* a key twice in a batch */
-#define NC_XF_ALL 0x1fffffu
+#define NC_XF_DTYPES (1u << 21)     /* accumulates in dtypes other than the table's */
+#define NC_XF_ALL 0x3fffffu
 
 /* Find outputs passed as NULL. */
 #define NC_X_NULL_MASK 1
@@ -97,6 +98,9 @@ typedef struct nc_x_table_shape {
   nve_data_type_t dtype;
   int64_t update_size;    /* of an accumulate in the table's dtype */
   int64_t update_half;    /* about half of it */
+  /* The same for updates of each dtype (0: none fits the row), by value. */
+  int64_t dtype_update_size[NVE_DTYPE_QUINT8_ROWWISE_F16 + 1];
+  int64_t dtype_update_half[NVE_DTYPE_QUINT8_ROWWISE_F16 + 1];
   int64_t depth_max;      /* the deepest table worth growing (0: no bound of its own) */
 } nc_x_table_shape;
 

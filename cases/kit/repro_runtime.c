@@ -7,7 +7,10 @@
  * Build: cc -std=c11 -I INCLUDEDIR repro.c -ldl (INCLUDEDIR holds
  * plugin/nve_external_plugin.h, the ABI headers nve-conform installs).
  * Exit status: 1 while the defect persists, 0 once it is fixed, 2 when the
- * plugin cannot be loaded or a table made.
+ * plugin cannot be loaded or a table made, 3 when every answer agreed but
+ * an update_accumulate this program cannot sum (updates other than
+ * float32, or a table of another dtype) succeeded, so that the keys it
+ * touched went unchecked: inconclusive, never "fixed".
  *
  * The rows differ from nve-conform's (the defect should not depend on
  * them); the host is the least one the contract allows: one context per
@@ -27,7 +30,7 @@ enum { FIND, INSERT, UPDATE, ACCUMULATE, ERASE, CLEAR, COUNTER, PRODUCE, DESTROY
 enum { NULL_MASK = 1, NULL_VALUES = 2, NULL_SIZES = 4 };
 
 struct repro_step {
-  int action, table, thread, nulls, read, resolved_every;
+  int action, table, thread, nulls, read, resolved_every, dtype;
   int64_t n, first, pad, size; /* keys: repro_keys[first .. first + n) */
   uint64_t tag;
 };
@@ -141,6 +144,7 @@ static struct table tables[TABLES];
 static nve_ext_table_factory_t factory;
 static int factory_alive;
 static size_t step_at;
+static size_t unsummed_at; /* 1 + the last step whose sums went unchecked; 0: none */
 
 static void defect(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void defect(const char *fmt, ...)
@@ -238,11 +242,14 @@ static void accumulate_op(struct table *t, const struct repro_step *s)
   for (int64_t i = 0; i < s->n; i++)
     make_row(upd + i * s->size, s->size, s->tag, i);
   nve_status_t st = t->t.ops->update_accumulate(t->t.self, context(), s->n, keys, s->size,
-                                                s->size, upd, repro_dtype);
+                                                s->size, upd, (nve_data_type_t)s->dtype);
   check_keys_unchanged(s, keys);
+  int summable = repro_dtype == NVE_DTYPE_FLOAT32 && s->dtype == NVE_DTYPE_FLOAT32;
+  if (st == NVE_SUCCESS && !summable && s->n > 0)
+    unsummed_at = step_at + 1;
   for (int64_t i = 0; i < s->n; i++) {
     uint32_t k = repro_keys[s->first + i];
-    if (st != NVE_SUCCESS || repro_dtype != NVE_DTYPE_FLOAT32) {
+    if (st != NVE_SUCCESS || !summable) {
       t->state[k] = ANY;
       continue;
     }
@@ -521,6 +528,13 @@ int main(int argc, char **argv)
       else
         table_step(t, s);
     }
+  }
+  if (unsummed_at) {
+    printf("%zu steps agreed, but step %zu's update_accumulate succeeded with sums this program "
+           "cannot compute (dtype %d updates into a dtype %d table), so its keys went unchecked: "
+           "inconclusive\n", repro_nsteps, unsummed_at, repro_steps[unsummed_at - 1].dtype,
+           (int)repro_dtype);
+    return 3;
   }
   printf("%zu steps agreed: the defect is gone\n", repro_nsteps);
   return 0;
