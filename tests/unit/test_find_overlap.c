@@ -70,15 +70,24 @@ static void test_finds_one_after_another_do_not_overlap(void **state)
   assert_int_equal(nc_calls_overlapped(), 0);
 }
 
+/* A find on another thread beside one on this thread; with outer_waits,
+ * this thread's find waits inside until the other's has been and gone. */
+static void finds_on_two_threads(int outer_waits)
+{
+  pthread_t t;
+  assert_int_equal(nc_thread_create(&t, find_then_leave, NULL), 0);
+  outer = outer_waits;
+  one_find();
+  outer = 0;
+  pthread_join(t, NULL);
+}
+
 /* Both inside at once: each saw the other as it entered or left. */
 static void test_finds_inside_together_both_count(void **state)
 {
   (void)state;
   reset(2, 0);
-  pthread_t t;
-  assert_int_equal(nc_thread_create(&t, find_then_leave, NULL), 0);
-  one_find();
-  pthread_join(t, NULL);
+  finds_on_two_threads(0);
   assert_int_equal(nc_calls_overlapped(), 2);
 }
 
@@ -89,12 +98,7 @@ static void test_find_entered_and_left_meanwhile_counts(void **state)
 {
   (void)state;
   reset(1, 1);
-  pthread_t t;
-  assert_int_equal(nc_thread_create(&t, find_then_leave, NULL), 0);
-  outer = 1; /* this thread's find waits inside for the other's to be done */
-  one_find();
-  outer = 0;
-  pthread_join(t, NULL);
+  finds_on_two_threads(1);
   assert_int_equal(nc_calls_overlapped(), 2);
 }
 
@@ -102,10 +106,7 @@ static void test_reset_clears_the_count(void **state)
 {
   (void)state;
   reset(2, 0);
-  pthread_t t;
-  assert_int_equal(nc_thread_create(&t, find_then_leave, NULL), 0);
-  one_find();
-  pthread_join(t, NULL);
+  finds_on_two_threads(0);
   assert_true(nc_calls_overlapped() > 0);
   reset(1, 0);
   assert_int_equal(nc_calls_overlapped(), 0);
