@@ -26,6 +26,8 @@
 #include "plugin/nve_external_plugin.h"
 #include "plugin/nve_plugin_common.h"
 
+#include "host_malloc.h"
+
 #define KEY_POOL 50000
 
 /* ---- the plainest services ------------------------------------------------------- */
@@ -279,6 +281,7 @@ static int replay(table *tb, const char *line, const char *config)
 
 int main(int argc, char **argv)
 {
+  nc_host_malloc_settings(); /* as the case processes have it */
   if (argc > 1 && strcmp(argv[1], "--per-op") == 0) {
     per_op = 1;
     argv++;

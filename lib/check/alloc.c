@@ -138,7 +138,12 @@ int nc_alloc_fired(void) { return atomic_load(&fired); }
 
 /* ---- the set of live counted blocks (no heap: it serves the heap) ---------- */
 
+/* The set starts small and doubles when half full, up to SET_SLOTS: a
+ * remembered block lands on a random slot, and each page of the set
+ * touched for the first time costs a fault, which a set of a million slots
+ * paid for every few blocks after each reset. */
 #define SET_SLOTS (1u << 20)
+#define SET_FIRST_SLOTS (1u << 12)
 #define FREED_RING 256
 
 typedef struct block {
@@ -147,11 +152,13 @@ typedef struct block {
 } block;
 
 static block *set;
-/* A bit per slot, set once a block whose probe starts there was
- * remembered: a free whose bit is clear (the harness's own frees, mostly)
- * returns without the lock and the probe. Static, so that a free racing
- * nc_alloc_reset never reads unmapped memory; a stale bit only costs the
- * probe. */
+static size_t set_cap;    /* slots of set (0: none mapped) */
+static size_t set_filled; /* live and deleted slots */
+/* A bit per home slot of the largest set, set once a block whose probe
+ * starts there was remembered: a free whose bit is clear (the harness's
+ * own frees, mostly) returns without the lock and the probe. Static, so
+ * that a free racing nc_alloc_reset never reads unmapped memory; a stale
+ * bit only costs the probe. */
 static uint64_t homes[SET_SLOTS / 64];
 static int homes_dirty; /* a bit was set since the last reset (under the lock) */
 static atomic_flag set_lock = ATOMIC_FLAG_INIT;
@@ -169,22 +176,60 @@ static void unlock(void) { atomic_flag_clear_explicit(&set_lock, memory_order_re
 
 static size_t slot_of(uintptr_t p) { return (size_t)((p >> 4) * 0x9e3779b97f4a7c15ull >> 44); }
 
+static block *map_set(size_t cap)
+{
+  void *m = mmap(NULL, cap * sizeof(block), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return m == MAP_FAILED ? NULL : m;
+}
+
+static void put(block *into, size_t cap, uintptr_t p, size_t size)
+{
+  size_t i = slot_of(p) & (cap - 1);
+  while (into[i].ptr > 1)
+    i = (i + 1) & (cap - 1);
+  into[i].ptr = p;
+  into[i].size = size;
+}
+
+/* Room for one more block (under the lock): the set mapped, or moved into
+ * one twice as large (the same size when deleted slots made it full);
+ * 0 when there is none, and the block goes uncounted. */
+static int make_room(void)
+{
+  if (!set) {
+    set = map_set(SET_FIRST_SLOTS);
+    set_cap = set ? SET_FIRST_SLOTS : 0;
+    set_filled = 0;
+    return set != NULL;
+  }
+  if ((set_filled + 1) * 2 <= set_cap)
+    return 1;
+  size_t cap = (size_t)set_live * 4 > set_cap ? set_cap * 2 : set_cap;
+  if (cap > SET_SLOTS) /* the largest set: filled to three quarters, then blocks go uncounted */
+    return (set_filled + 1) * 4 <= set_cap * 3;
+  block *grown = map_set(cap);
+  if (!grown)
+    return 0;
+  for (size_t i = 0; i < set_cap; i++)
+    if (set[i].ptr > 1)
+      put(grown, cap, set[i].ptr, set[i].size);
+  munmap(set, set_cap * sizeof(block));
+  set = grown;
+  set_cap = cap;
+  set_filled = (size_t)set_live;
+  return 1;
+}
+
 void nc_alloc_remember(void *p, size_t size)
 {
   lock();
-  if (!set) {
-    void *m = mmap(NULL, SET_SLOTS * sizeof(block), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    set = m == MAP_FAILED ? NULL : m;
-  }
-  if (set && set_live < (long)(SET_SLOTS / 2)) {
-    size_t i = slot_of((uintptr_t)p) & (SET_SLOTS - 1);
-    __atomic_fetch_or(&homes[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
+  if (make_room()) {
+    size_t home = slot_of((uintptr_t)p) & (SET_SLOTS - 1);
+    __atomic_fetch_or(&homes[home / 64], 1ull << (home % 64), __ATOMIC_RELAXED);
     homes_dirty = 1;
-    while (set[i].ptr > 1)
-      i = (i + 1) & (SET_SLOTS - 1);
-    set[i].ptr = (uintptr_t)p;
-    set[i].size = size;
+    put(set, set_cap, (uintptr_t)p, size);
+    set_filled++; /* counts a reused deleted slot again: at worst an early move */
     set_live++;
     set_live_bytes += (long)size;
   }
@@ -193,15 +238,15 @@ void nc_alloc_remember(void *p, size_t size)
 
 void nc_alloc_forget(void *p)
 {
-  if (!set || !p)
+  if (!p)
     return;
   size_t home = slot_of((uintptr_t)p) & (SET_SLOTS - 1);
   if (!(__atomic_load_n(&homes[home / 64], __ATOMIC_RELAXED) >> (home % 64) & 1))
     return; /* no block whose probe starts at its slot was remembered: not in the set */
   lock();
-  if (set_live > 0) {
-    size_t i = slot_of((uintptr_t)p) & (SET_SLOTS - 1);
-    for (; set[i].ptr != 0; i = (i + 1) & (SET_SLOTS - 1)) {
+  if (set && set_live > 0) {
+    size_t i = slot_of((uintptr_t)p) & (set_cap - 1);
+    for (; set[i].ptr != 0; i = (i + 1) & (set_cap - 1)) {
       if (set[i].ptr != (uintptr_t)p)
         continue;
       freed[freed_next++ % FREED_RING] = set[i];
@@ -217,10 +262,11 @@ void nc_alloc_forget(void *p)
 void nc_alloc_reset(void)
 {
   lock();
-  /* Fresh pages instead of clearing 16 MiB: the kernel zeroes them lazily. */
+  /* Fresh pages instead of clearing the set: the kernel zeroes them lazily. */
   if (set)
-    munmap(set, SET_SLOTS * sizeof(block));
+    munmap(set, set_cap * sizeof(block));
   set = NULL;
+  set_cap = set_filled = 0;
   /* Only when written: a reset in a forked child then copies no page. */
   for (size_t w = 0; homes_dirty && w < SET_SLOTS / 64; w++)
     __atomic_store_n(&homes[w], 0, __ATOMIC_RELAXED);

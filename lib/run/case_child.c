@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "case_child.h"
 
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "coverage.h"
 #include "cuda.h"
 #include "evidence.h"
+#include "host_malloc.h"
 #include "pool.h"
 #include "quiet.h"
 #include "runner.h"
@@ -143,20 +143,9 @@ void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
   nc_case_child_send_counts();
 }
 
-/* The C library's allocator as a long-running host's settles: blocks up to
- * 32 MiB come from the heap, and freed memory stays there for the next
- * table instead of going back to the kernel. With the defaults, a case
- * process is young: every table it grows, destroys and grows again maps
- * fresh pages and faults on each, which costs as much as the checks on a
- * virtual machine. Only where and when the allocator gets its pages
- * changes, not what a plugin or the harness sees. */
-#define HOST_MMAP_THRESHOLD (32 << 20)
-#define HOST_TRIM_THRESHOLD (64 << 20)
-
 int nc_case_process_main(int argc, char **argv)
 {
-  mallopt(M_MMAP_THRESHOLD, HOST_MMAP_THRESHOLD);
-  mallopt(M_TRIM_THRESHOLD, HOST_TRIM_THRESHOLD);
+  nc_host_malloc_settings();
   if (argc < 3) {
     fprintf(stderr, "usage: nve-conform-case - RULE [probe]\n"
                     "(started by nve-conform for each case; not meant to be run by hand)\n");
