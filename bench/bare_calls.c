@@ -10,11 +10,17 @@
  * many rows out as the harness's did. What is measured is the plugin
  * doing the same calls, in the same sizes, as the harness made it do.
  *
- * Usage: bare_calls [--per-op] PLUGIN.so CALL_LOG [TABLE_CONFIG_JSON]
+ * Usage: bare_calls [--per-op] [--digest] PLUGIN.so CALL_LOG [TABLE_CONFIG_JSON]
  * Prints: "bare: CALLS calls in SECONDS s"; with --per-op, then for each op
  * "bare-op OP calls=N keys=K seconds=S": the process CPU time inside that
  * op's calls (two clock reads a call, which a run timed as a whole leaves
  * out).
+ * With --digest it prints only "digest: HEX", a hash of every answer the
+ * plugin gave (statuses, hit masks, sizes and bytes found, counters), and
+ * the rows written carry values drawn from their keys (finite in every
+ * float dtype, so that sums stay comparable). make mutation-score compares
+ * a mutant's digest with the unmutated plugin's: the same digest on the same
+ * calls means the mutant is probably equivalent for what the suite asks.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -27,6 +33,7 @@
 #include "plugin/nve_plugin_common.h"
 
 #include "host_malloc.h"
+#include "splitmix.h"
 
 #define KEY_POOL 50000
 
@@ -116,6 +123,23 @@ static double clock_seconds(clockid_t id)
 static double now(void) { return clock_seconds(CLOCK_MONOTONIC); }
 
 static int per_op; /* --per-op */
+static int digesting; /* --digest */
+static uint64_t answers; /* the digest of every answer so far */
+
+static void digest_add(uint64_t word) { answers = nc_mix64(answers ^ word) + 0x9e3779b97f4a7c15ull; }
+
+static void digest_bytes(const unsigned char *p, int64_t len)
+{
+  uint64_t word = 0;
+  for (int64_t i = 0; i < len; i++) {
+    word = word << 8 | p[i];
+    if (i % 8 == 7 || i == len - 1) {
+      digest_add(word);
+      word = 0;
+    }
+  }
+  digest_add((uint64_t)len);
+}
 static double cpu_now(void) { return per_op ? clock_seconds(CLOCK_PROCESS_CPUTIME_ID) : 0; }
 
 typedef struct table {
@@ -169,6 +193,41 @@ static int make_keys(table *tb, int64_t n, int64_t hits)
     }
   }
   return 0;
+}
+
+/* Row i of a write, from its key: 32-bit words with their top two bits and
+ * those of their upper half clear, finite as float16, bfloat16, float32 and
+ * float64 alike, below 2 in magnitude. */
+static void fill_rows(table *tb, int64_t n, int64_t stride, int64_t size)
+{
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t key = 0;
+    memcpy(&key, tb->keys + tb->key_size * i, (size_t)tb->key_size);
+    unsigned char *row = tb->values + i * stride;
+    for (int64_t b = 0; b < size; b += 4) {
+      uint32_t word = (uint32_t)nc_mix64(key * 0x100000001b3ull + (uint64_t)b) & 0x3fff3fffu;
+      memcpy(row + b, &word, (size_t)(size - b < 4 ? size - b : 4));
+    }
+  }
+}
+
+/* What a find answered: the mask's bits for the n keys, then each hit's
+ * size and bytes (no more than the stride, whatever size it claims). */
+static void digest_find(const table *tb, int64_t n, int64_t stride)
+{
+  const uint64_t *mask = (const uint64_t *)tb->mask;
+  const int64_t *sizes = (const int64_t *)tb->sizes;
+  for (int64_t i = 0; i < n; i++) {
+    int hit = (int)(mask[i / 64] >> (i % 64) & 1);
+    digest_add((uint64_t)hit);
+    if (!hit)
+      continue;
+    int64_t len = sizes[i] < 0 ? 0 : sizes[i] > stride ? stride : sizes[i];
+    digest_add((uint64_t)sizes[i]);
+    digest_bytes(tb->values + i * stride, len);
+  }
+  if (n > 0 && n % 64) /* the bits past n stay zero */
+    digest_add(mask[(n - 1) / 64] >> (n % 64));
 }
 
 /* The keys of the insert just made, for the finds that hit. */
@@ -252,28 +311,39 @@ static int replay(table *tb, const char *line, const char *config)
   void *self = tb->t.self;
   nve_ext_context_t ctx = (nve_ext_context_t)tb; /* any non-NULL handle */
   const nve_ext_table_ops_t *ops = tb->t.ops;
+  int writes = strcmp(op, "insert") == 0 || strcmp(op, "update") == 0 ||
+               strcmp(op, "update_accumulate") == 0;
+  if (digesting && writes && stride >= size)
+    fill_rows(tb, keys, stride, size);
+  nve_status_t status = NVE_SUCCESS;
+  int64_t counter = 0;
   double t0 = cpu_now();
   if (strcmp(op, "find") == 0)
-    ops->find(self, ctx, n, tb->keys, (uint64_t *)tb->mask, stride, tb->values,
-              (int64_t *)tb->sizes);
+    status = ops->find(self, ctx, n, tb->keys, (uint64_t *)tb->mask, stride, tb->values,
+                       (int64_t *)tb->sizes);
   else if (strcmp(op, "insert") == 0) {
-    ops->insert(self, ctx, n, tb->keys, stride, size, tb->values);
+    status = ops->insert(self, ctx, n, tb->keys, stride, size, tb->values);
     remember_inserted(tb, keys);
   }
   else if (strcmp(op, "update") == 0)
-    ops->update(self, ctx, n, tb->keys, stride, size, tb->values);
+    status = ops->update(self, ctx, n, tb->keys, stride, size, tb->values);
   else if (strcmp(op, "update_accumulate") == 0)
-    ops->update_accumulate(self, ctx, n, tb->keys, stride, size, tb->values,
-                           (nve_data_type_t)dtype);
+    status = ops->update_accumulate(self, ctx, n, tb->keys, stride, size, tb->values,
+                                    (nve_data_type_t)dtype);
   else if (strcmp(op, "erase") == 0)
-    ops->erase(self, ctx, n, tb->keys);
+    status = ops->erase(self, ctx, n, tb->keys);
   else if (strcmp(op, "clear") == 0)
-    ops->clear(self, ctx);
-  else if (strcmp(op, "get_lookup_counter") == 0) {
-    int64_t counter;
-    ops->get_lookup_counter(self, ctx, &counter);
-  } else
+    status = ops->clear(self, ctx);
+  else if (strcmp(op, "get_lookup_counter") == 0)
+    status = ops->get_lookup_counter(self, ctx, &counter);
+  else
     return 0;
+  if (digesting) {
+    digest_add((uint64_t)status);
+    digest_add((uint64_t)counter);
+    if (strcmp(op, "find") == 0 && status == NVE_SUCCESS && stride > 0)
+      digest_find(tb, keys, stride);
+  }
   if (per_op)
     count_op(op, keys, cpu_now() - t0);
   return 1;
@@ -282,13 +352,17 @@ static int replay(table *tb, const char *line, const char *config)
 int main(int argc, char **argv)
 {
   nc_host_malloc_settings(); /* as the case processes have it */
-  if (argc > 1 && strcmp(argv[1], "--per-op") == 0) {
-    per_op = 1;
-    argv++;
-    argc--;
+  for (; argc > 1 && strncmp(argv[1], "--", 2) == 0; argv++, argc--) {
+    if (strcmp(argv[1], "--per-op") == 0)
+      per_op = 1;
+    else if (strcmp(argv[1], "--digest") == 0)
+      digesting = 1;
+    else
+      break;
   }
-  if (argc < 3) {
-    fprintf(stderr, "usage: bare_calls [--per-op] PLUGIN.so CALL_LOG [TABLE_CONFIG_JSON]\n");
+  if (argc < 3 || argv[1][0] == '-') {
+    fprintf(stderr,
+            "usage: bare_calls [--per-op] [--digest] PLUGIN.so CALL_LOG [TABLE_CONFIG_JSON]\n");
     return 2;
   }
   const char *config = argc > 3 ? argv[3] : "{}";
@@ -329,6 +403,10 @@ int main(int argc, char **argv)
   }
   double seconds = now() - t0;
   fclose(log);
+  if (digesting) {
+    printf("digest: %016llx (%ld calls)\n", (unsigned long long)answers, calls);
+    return 0;
+  }
   printf("bare: %ld calls in %.3f s\n", calls, seconds);
   for (int i = 0; i < OPS && op_times[i].op[0]; i++)
     printf("bare-op %s calls=%ld keys=%lld seconds=%.6f\n", op_times[i].op, op_times[i].calls,
