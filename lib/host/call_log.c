@@ -6,16 +6,30 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
-static int log_fd = -1;
+static int log_fd = -1, keys_fd = -1;
+static char keys_path[4096];
+static uint64_t proc_id;
+static long long keys_at; /* bytes in the keys file so far */
+static pthread_mutex_t keys_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 
 static void open_log(void)
 {
   const char *path = getenv("NVE_CONFORM_CALL_LOG");
-  if (path && *path)
-    log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (!path || !*path)
+    return;
+  log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (getrandom(&proc_id, sizeof(proc_id), GRND_NONBLOCK) != (ssize_t)sizeof(proc_id)) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    proc_id = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)&ts;
+  }
+  snprintf(keys_path, sizeof(keys_path), "%s.keys/%016llx", path, (unsigned long long)proc_id);
 }
 
 int nc_call_log_on(void)
@@ -24,27 +38,59 @@ int nc_call_log_on(void)
   return log_fd >= 0;
 }
 
-static void log_line(const char *op, int64_t n, int64_t stride, int64_t size, int dtype,
-                     const char *more)
+/* Appends the keys to this process's keys file; their offset, or -1. */
+static long long log_keys(const void *keys, int64_t n, int key_size)
+{
+  if (!keys || n <= 0 || (key_size != 4 && key_size != 8))
+    return -1;
+  size_t len = (size_t)n * (size_t)key_size;
+  long long at = -1;
+  pthread_mutex_lock(&keys_lock);
+  if (keys_fd < 0)
+    keys_fd = open(keys_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  size_t done = 0;
+  while (keys_fd >= 0 && done < len) {
+    ssize_t w = write(keys_fd, (const char *)keys + done, len - done);
+    if (w <= 0)
+      break;
+    done += (size_t)w;
+  }
+  if (keys_fd >= 0 && done == len)
+    at = keys_at;
+  keys_at += (long long)done;
+  pthread_mutex_unlock(&keys_lock);
+  return at;
+}
+
+static void log_line(const char *op, const void *table, int64_t n, const void *keys, int key_size,
+                     int64_t stride, int64_t size, int dtype, const char *more)
 {
   if (!nc_call_log_on())
     return;
-  char line[200];
-  int len = snprintf(line, sizeof(line), "%s n=%lld stride=%lld size=%lld dtype=%d%s\n", op,
-                     (long long)n, (long long)stride, (long long)size, dtype, more);
+  long long at = log_keys(keys, n, key_size);
+  char where[32] = "";
+  if (at >= 0)
+    snprintf(where, sizeof(where), " keys=%lld", at);
+  char line[300];
+  int len = snprintf(line, sizeof(line),
+                     "%s n=%lld stride=%lld size=%lld dtype=%d%s t=%llx proc=%016llx%s\n", op,
+                     (long long)n, (long long)stride, (long long)size, dtype, more,
+                     (unsigned long long)(uintptr_t)table, (unsigned long long)proc_id, where);
   /* One write per line: O_APPEND keeps the lines of parallel cases whole. */
   if (len > 0 && write(log_fd, line, (size_t)len) < 0)
     return;
 }
 
-void nc_call_log(const char *op, int64_t n, int64_t stride, int64_t size, int dtype)
+void nc_call_log(const char *op, const void *table, int64_t n, const void *keys, int key_size,
+                 int64_t stride, int64_t size, int dtype)
 {
-  log_line(op, n, stride, size, dtype, "");
+  log_line(op, table, n, keys, key_size, stride, size, dtype, "");
 }
 
-void nc_call_log_find(int64_t n, int64_t stride, int64_t hits)
+void nc_call_log_find(const void *table, int64_t n, const void *keys, int key_size,
+                      int64_t stride, int64_t hits)
 {
   char more[32];
   snprintf(more, sizeof(more), " hits=%lld", (long long)hits);
-  log_line("find", n, stride, 0, 0, more);
+  log_line("find", table, n, keys, key_size, stride, 0, 0, more);
 }

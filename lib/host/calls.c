@@ -23,33 +23,50 @@ static nve_status_t checked(const char *callback, nve_status_t s)
   return s;
 }
 
-/* Tables that said their buffers are HOST ones: only their hit_mask may
- * be read here (a DEVICE table's is device memory), for the call log. */
+/* Tables that said their buffers are HOST ones, with their key size (0:
+ * not known yet): only their keys and hit_mask may be read here (a DEVICE
+ * table's are device memory), for the call log. */
 #define HOST_TABLES 16
 static _Atomic(const void *) host_tables[HOST_TABLES];
+static _Atomic int host_key_sizes[HOST_TABLES];
 
-static void note_location(const void *self, nve_buffer_location_t location)
+static void note_location(const void *self, nve_buffer_location_t location, int64_t key_size)
 {
+  int known = 0;
   for (int i = 0; i < HOST_TABLES; i++) {
     const void *was = self;
-    if (atomic_compare_exchange_strong(&host_tables[i], &was, NULL))
+    int size = atomic_load(&host_key_sizes[i]);
+    if (atomic_compare_exchange_strong(&host_tables[i], &was, NULL)) {
+      known = size;
       break; /* forgotten; added again below when still HOST */
+    }
   }
   if (location != NVE_BUFFER_LOCATION_HOST || !nc_call_log_on())
     return;
   for (int i = 0; i < HOST_TABLES; i++) {
     const void *none = NULL;
+    if (atomic_load(&host_tables[i]) != NULL)
+      continue;
+    atomic_store(&host_key_sizes[i], key_size == 4 || key_size == 8 ? (int)key_size : known);
     if (atomic_compare_exchange_strong(&host_tables[i], &none, self))
       return;
   }
 }
 
-static int host_table(const void *self)
+/* The key size of a HOST table (0: unknown), or -1 for any other. */
+static int host_key_size(const void *self)
 {
   for (int i = 0; i < HOST_TABLES; i++)
     if (atomic_load(&host_tables[i]) == self)
-      return 1;
-  return 0;
+      return atomic_load(&host_key_sizes[i]);
+  return -1;
+}
+
+/* The size of a call's keys for the log: 0 where they are not to be read. */
+static int logged_key_size(const void *self)
+{
+  int size = nc_call_log_on() ? host_key_size(self) : 0;
+  return size > 0 ? size : 0;
 }
 
 nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
@@ -65,10 +82,11 @@ nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
 nve_status_t nc_call_produce(const nve_ext_table_factory_t *f, int64_t table_id,
                              const char *json, nve_ext_table_t *out)
 {
-  nc_call_log("produce", 0, 0, 0, 0);
   nc_callback_enter("factory produce");
   nve_status_t s = checked("factory produce", f->ops->produce(f->self, table_id, json, out));
   nc_callback_leave();
+  if (nc_call_log_on())
+    nc_call_log("produce", s == NVE_SUCCESS && out ? out->self : NULL, 0, NULL, 0, 0, 0, 0);
   return s;
 }
 
@@ -98,7 +116,8 @@ void nc_call_set_services(const nc_plugin *p, const nve_ext_nve_services_t *svc)
 void nc_call_table_destroy(const nve_ext_table_t *t)
 {
   nc_device_watch_forget(t->self);
-  note_location(t->self, NVE_BUFFER_LOCATION_DEVICE); /* forgotten */
+  note_location(t->self, NVE_BUFFER_LOCATION_DEVICE, 0); /* forgotten */
+  nc_call_log("destroy", t->self, 0, NULL, 0, 0, 0, 0);
   nc_callback_enter("table destroy");
   t->ops->destroy(t->self);
   nc_callback_leave();
@@ -187,9 +206,11 @@ nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
                           int64_t *value_sizes)
 {
   nve_status_t s = find_in_context(t, n, keys, hit_mask, value_stride, values, value_sizes);
-  if (nc_call_log_on()) /* after the call: how many rows it copied out */
-    nc_call_log_find(n, value_stride,
-                     s == NVE_SUCCESS && host_table(t->self) ? hits_of(n, hit_mask) : -1);
+  if (nc_call_log_on()) { /* after the call: how many rows it copied out */
+    int key_size = logged_key_size(t->self);
+    nc_call_log_find(t->self, n, keys, key_size, value_stride,
+                     s == NVE_SUCCESS && host_key_size(t->self) >= 0 ? hits_of(n, hit_mask) : -1);
+  }
   return s;
 }
 
@@ -223,14 +244,14 @@ long long nc_calls_overlapped(void) { return atomic_load(&finds_overlapped); }
 nve_status_t nc_call_insert(const nve_ext_table_t *t, int64_t n, const void *keys,
                             int64_t value_stride, int64_t value_size, const void *values)
 {
-  nc_call_log("insert", n, value_stride, value_size, 0);
+  nc_call_log("insert", t->self, n, keys, logged_key_size(t->self), value_stride, value_size, 0);
   TABLE_BATCH_OP("insert", NC_RULE_TBL_02, n, t->ops->insert(t->self, ctx, n, keys, value_stride, value_size, values))
 }
 
 nve_status_t nc_call_update(const nve_ext_table_t *t, int64_t n, const void *keys,
                             int64_t value_stride, int64_t value_size, const void *values)
 {
-  nc_call_log("update", n, value_stride, value_size, 0);
+  nc_call_log("update", t->self, n, keys, logged_key_size(t->self), value_stride, value_size, 0);
   TABLE_BATCH_OP("update", NC_RULE_TBL_06, n, t->ops->update(t->self, ctx, n, keys, value_stride, value_size, values))
 }
 
@@ -238,31 +259,33 @@ nve_status_t nc_call_update_accumulate(const nve_ext_table_t *t, int64_t n, cons
                                        int64_t update_stride, int64_t update_size,
                                        const void *updates, nve_data_type_t dtype)
 {
-  nc_call_log("update_accumulate", n, update_stride, update_size, (int)dtype);
+  nc_call_log("update_accumulate", t->self, n, keys, logged_key_size(t->self), update_stride,
+              update_size, (int)dtype);
   TABLE_BATCH_OP("update_accumulate", NC_RULE_TBL_07, n, t->ops->update_accumulate(t->self, ctx, n, keys, update_stride,
                                                           update_size, updates, dtype))
 }
 
 nve_status_t nc_call_erase(const nve_ext_table_t *t, int64_t n, const void *keys)
 {
-  nc_call_log("erase", n, 0, 0, 0);
+  nc_call_log("erase", t->self, n, keys, logged_key_size(t->self), 0, 0, 0);
   TABLE_BATCH_OP("erase", NC_RULE_TBL_08, n, t->ops->erase(t->self, ctx, n, keys))
 }
 
 nve_status_t nc_call_clear(const nve_ext_table_t *t)
 {
-  nc_call_log("clear", 0, 0, 0, 0);
+  nc_call_log("clear", t->self, 0, NULL, 0, 0, 0, 0);
   TABLE_OP("clear", NC_RULE_TBL_08, t->ops->clear(t->self, ctx))
 }
 
 nve_status_t nc_call_reset_lookup_counter(const nve_ext_table_t *t)
 {
+  nc_call_log("reset_lookup_counter", t->self, 0, NULL, 0, 0, 0, 0);
   TABLE_OP("reset_lookup_counter", NC_RULE_TBL_09, t->ops->reset_lookup_counter(t->self, ctx))
 }
 
 nve_status_t nc_call_get_lookup_counter(const nve_ext_table_t *t, int64_t *counter)
 {
-  nc_call_log("get_lookup_counter", 0, 0, 0, 0);
+  nc_call_log("get_lookup_counter", t->self, 0, NULL, 0, 0, 0, 0);
   TABLE_OP("get_lookup_counter", NC_RULE_TBL_09, t->ops->get_lookup_counter(t->self, ctx, counter))
 }
 
@@ -296,7 +319,7 @@ nve_buffer_location_t nc_call_location(const nve_ext_table_t *t)
   nve_buffer_location_t v = t->ops->preferred_buffer_location(t->self);
   nc_callback_leave();
   nc_device_watch_location(t->self, v);
-  note_location(t->self, v);
+  note_location(t->self, v, 0);
   return v;
 }
 
@@ -321,7 +344,7 @@ void nc_call_capabilities(const nve_ext_table_t *t, nc_table_caps *out)
   out->counter_hits = t->ops->lookup_counter_hits(t->self);
   nc_callback_leave();
   nc_device_watch_location(t->self, out->location);
-  note_location(t->self, out->location);
+  note_location(t->self, out->location, out->key_size);
   nc_device_watch_device(t->self, out->device_id);
 }
 

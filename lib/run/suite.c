@@ -624,7 +624,14 @@ static void begin_sandbox(run_state *rs, const nc_config *cfg)
 {
   nc_report *r = rs->report;
   const char *log = getenv("NVE_CONFORM_CALL_LOG"), *cov = nc_coverage_dir();
-  const char *rw[] = {cfg->cache_dir, rs->san.dir, log ? log : "", cov ? cov : "", NULL};
+  /* The call log's keys go to a folder beside it (call_log.h), made here. */
+  char keys[PATH_MAX + 8] = "";
+  if (log && *log) {
+    snprintf(keys, sizeof(keys), "%s.keys", log);
+    if (mkdir(keys, 0755) != 0 && errno != EEXIST)
+      keys[0] = '\0';
+  }
+  const char *rw[] = {cfg->cache_dir, rs->san.dir, log ? log : "", cov ? cov : "", keys, NULL};
   /* Where each case's private TMPDIR is mounted: in the run's scratch, so
    * that it goes with it (TMPDIR itself stays readable: plugins live there). */
   char scratch[PATH_MAX + 16] = "";
