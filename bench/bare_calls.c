@@ -207,16 +207,23 @@ static void destroy(table *tb)
   memset(tb, 0, sizeof(*tb));
 }
 
-static int produce(table *tb, const char *config)
+/* Produces into tb with config; the plugin's status (-1: no table came
+ * with NVE_SUCCESS). */
+static int produce_status(table *tb, const char *config)
 {
   destroy(tb);
-  if (factory.ops->produce(factory.self, 0, config, &tb->t) != NVE_SUCCESS || !tb->t.ops)
-    return -1;
+  nve_status_t s = factory.ops->produce(factory.self, 0, config, &tb->t);
+  if (s != NVE_SUCCESS || !tb->t.ops) {
+    memset(&tb->t, 0, sizeof(tb->t));
+    return s != NVE_SUCCESS ? (int)s : -1;
+  }
   tb->live = 1;
   tb->key_size = tb->t.ops->key_size(tb->t.self);
   tb->invalid = tb->t.ops->invalid_key(tb->t.self);
   return 0;
 }
+
+static int produce(table *tb, const char *config) { return produce_status(tb, config) == 0 ? 0 : -1; }
 
 /* ---- keys: the logged ones, or made up (a log without them) ---------------------- */
 
@@ -263,12 +270,12 @@ static uint64_t all_answers(void)
   return sum;
 }
 
-static int read_keys(struct proc_state *ps, long long at, size_t len)
+static int read_blob(struct proc_state *ps, long long at, unsigned char *to, size_t len)
 {
   int fd = keys_fd(ps);
   size_t done = 0;
   while (fd >= 0 && done < len) {
-    ssize_t r = pread(fd, keys + done, len - done, (off_t)at + (off_t)done);
+    ssize_t r = pread(fd, to + done, len - done, (off_t)at + (off_t)done);
     if (r <= 0)
       break;
     done += (size_t)r;
@@ -382,16 +389,23 @@ static void count_op(const char *op, int64_t n, double seconds)
   }
 }
 
-/* A line's table, its process and where its keys are (-1: not logged). */
+/* A line's table, its process, where its keys are (-1: not logged) and
+ * its config (-2: the line has none, -1: config=-, the text NULL). */
 typedef struct line_refs {
   int named;
   uint64_t id, proc;
-  long long keys_at;
+  long long keys_at, config_at;
+  size_t config_len;
 } line_refs;
 
 static line_refs refs_of(const char *line)
 {
-  line_refs r = {0, 0, 0, -1};
+  line_refs r = {0, 0, 0, -1, -2, 0};
+  const char *c = strstr(line, " config=");
+  if (c && c[8] == '-')
+    r.config_at = -1;
+  else if (c && sscanf(c + 8, "%lld:%zu", &r.config_at, &r.config_len) != 2)
+    r.config_at = -2;
   const char *t = strstr(line, " t="), *p = strstr(line, " proc="), *k = strstr(line, " keys=");
   if (t && p) {
     r.named = 1;
@@ -421,6 +435,63 @@ static table *target(const char *op, const line_refs *r, const char *config, int
   tb->proc = r->proc;
   tb->id = r->id;
   return tb;
+}
+
+static nve_status_t (*create)(const char *, nve_ext_table_factory_t *, const char **);
+
+/* The digest of one answer, in its process's own. */
+static void digest_answer(struct proc_state *ps, uint64_t a, uint64_t b)
+{
+  if (!digesting)
+    return;
+  answers = ps->answers;
+  digest_add(a);
+  digest_add(b);
+  ps->answers = answers;
+}
+
+/* A factory creation or a produce with the config the log kept: the same
+ * text again (a plugin that refuses or accepts other configs answers
+ * otherwise). A produce the harness saw succeed gives the table of its
+ * line; one that failed there is destroyed at once. 1, or -1 when the text
+ * cannot be read. */
+static int replay_config(const char *op, const line_refs *r, struct proc_state *ps)
+{
+  char *text = NULL;
+  if (r->config_at >= 0) {
+    if (!(text = malloc(r->config_len + 1)) ||
+        read_blob(ps, r->config_at, (unsigned char *)text, r->config_len) != 0) {
+      free(text);
+      return -1;
+    }
+    text[r->config_len] = '\0';
+  }
+  if (strcmp(op, "create") == 0) {
+    nve_ext_table_factory_t f = {0};
+    const char *err = "unset";
+    nve_status_t s = create(text, &f, &err);
+    digest_answer(ps, (uint64_t)s, (uint64_t)(f.ops != NULL) << 1 | (err == NULL));
+    if (s == NVE_SUCCESS && f.ops)
+      f.ops->destroy(f.self);
+    free(text);
+    return 1;
+  }
+  table scratch_table, *tb = &scratch_table;
+  memset(tb, 0, sizeof(*tb));
+  if (r->id && !(tb = table_of(r->proc, r->id)) && !(tb = new_table())) {
+    free(text);
+    return -1;
+  }
+  int s = produce_status(tb, text);
+  digest_answer(ps, (uint64_t)s, 0);
+  if (r->id && s == 0) {
+    tb->proc = r->proc;
+    tb->id = r->id;
+  } else {
+    destroy(tb); /* a failure, or one the harness saw fail */
+  }
+  free(text);
+  return 1;
 }
 
 /* Calls the op; its status (the counter read into *counter). */
@@ -474,6 +545,8 @@ static int replay(const char *line, const char *config)
   struct proc_state *ps = proc_of(r.proc);
   if (!ps)
     return -1;
+  if (r.config_at != -2 && (strcmp(op, "create") == 0 || strcmp(op, "produce") == 0))
+    return replay_config(op, &r, ps);
   int failed = 0;
   table *tb = target(op, &r, config, &failed);
   if (failed)
@@ -499,7 +572,7 @@ static int replay(const char *line, const char *config)
   if (!(mask = calloc(1, side)))
     return -1;
   if (r.keys_at >= 0) {
-    if (read_keys(ps, r.keys_at, (size_t)count * (size_t)tb->key_size) != 0)
+    if (read_blob(ps, r.keys_at, keys, (size_t)count * (size_t)tb->key_size) != 0)
       return -1;
   } else {
     make_keys(tb, count, strcmp(op, "find") == 0 ? hits : -1);
@@ -550,9 +623,8 @@ int main(int argc, char **argv)
   }
   void (*set_services)(const nve_ext_nve_services_t *) =
       (void (*)(const nve_ext_nve_services_t *))dlsym(h, "nve_plugin_set_nve_services");
-  nve_status_t (*create)(const char *, nve_ext_table_factory_t *, const char **) =
-      (nve_status_t(*)(const char *, nve_ext_table_factory_t *, const char **))dlsym(
-          h, "nve_plugin_create_external_factory");
+  create = (nve_status_t(*)(const char *, nve_ext_table_factory_t *, const char **))dlsym(
+      h, "nve_plugin_create_external_factory");
   FILE *log = fopen(argv[2], "r");
   if (!create || !log) {
     fprintf(stderr, "bare_calls: no creation symbol in %s, or cannot read %s\n", argv[1], argv[2]);

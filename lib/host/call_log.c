@@ -38,12 +38,9 @@ int nc_call_log_on(void)
   return log_fd >= 0;
 }
 
-/* Appends the keys to this process's keys file; their offset, or -1. */
-static long long log_keys(const void *keys, int64_t n, int key_size)
+/* Appends len bytes to this process's keys file; their offset, or -1. */
+static long long log_blob(const void *keys, size_t len)
 {
-  if (!keys || n <= 0 || (key_size != 4 && key_size != 8))
-    return -1;
-  size_t len = (size_t)n * (size_t)key_size;
   long long at = -1;
   pthread_mutex_lock(&keys_lock);
   if (keys_fd < 0)
@@ -60,6 +57,13 @@ static long long log_keys(const void *keys, int64_t n, int key_size)
   keys_at += (long long)done;
   pthread_mutex_unlock(&keys_lock);
   return at;
+}
+
+static long long log_keys(const void *keys, int64_t n, int key_size)
+{
+  if (!keys || n <= 0 || (key_size != 4 && key_size != 8))
+    return -1;
+  return log_blob(keys, (size_t)n * (size_t)key_size);
 }
 
 static void log_line(const char *op, const void *table, int64_t n, const void *keys, int key_size,
@@ -93,4 +97,18 @@ void nc_call_log_find(const void *table, int64_t n, const void *keys, int key_si
   char more[32];
   snprintf(more, sizeof(more), " hits=%lld", (long long)hits);
   log_line("find", table, n, keys, key_size, stride, 0, 0, more);
+}
+
+void nc_call_log_config(const char *op, const void *table, const char *config, int status)
+{
+  if (!nc_call_log_on())
+    return;
+  char more[80] = " config=-";
+  size_t len = config ? strlen(config) : 0;
+  long long at = config ? log_blob(config, len ? len : 1) : -1;
+  if (at >= 0)
+    snprintf(more, sizeof(more), " config=%lld:%zu status=%d", at, len, status);
+  else
+    snprintf(more, sizeof(more), " config=- status=%d", status);
+  log_line(op, table, 0, NULL, 0, 0, 0, 0, more);
 }

@@ -2,7 +2,8 @@
 /* The call log: with NVE_CONFORM_CALL_LOG=FILE set, every case process
  * appends one line per table operation it makes to FILE ("insert n=100
  * stride=520 size=512 dtype=0 t=55d0c1e0 proc=9f3a... keys=4096"), and
- * the keys of each call of a HOST table to FILE.keys/PROC (keys=OFFSET:
+ * the keys of each call of a HOST table (and the config text of each
+ * creation and produce) to FILE.keys/PROC (keys=OFFSET:
  * where they start there; the runner makes the folder and keeps it
  * writable in the cases' sandbox), so that bench/bare_calls can replay the very
  * same calls, on as many tables, without the harness around them (make
@@ -21,6 +22,11 @@ void nc_call_log(const char *op, const void *table, int64_t n, const void *keys,
  * the find reported found (-1: no hit_mask to count). */
 void nc_call_log_find(const void *table, int64_t n, const void *keys, int key_size,
                       int64_t stride, int64_t hits);
+/* A factory creation ("create") or produce after the call, with its
+ * config (the text goes to the keys file: config=OFFSET:LEN; NULL:
+ * config=-) and the status the plugin returned; table: the new table's
+ * handle, or NULL. The replay makes the same calls with the same text. */
+void nc_call_log_config(const char *op, const void *table, const char *config, int status);
 /* Whether the log is on. */
 int nc_call_log_on(void);
 

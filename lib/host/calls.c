@@ -76,6 +76,7 @@ nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
   nve_status_t s = checked("nve_plugin_create_external_factory",
                            p->create_external_factory(json, out, out_error));
   nc_callback_leave();
+  nc_call_log_config("create", NULL, json, (int)s);
   return s;
 }
 
@@ -85,8 +86,7 @@ nve_status_t nc_call_produce(const nve_ext_table_factory_t *f, int64_t table_id,
   nc_callback_enter("factory produce");
   nve_status_t s = checked("factory produce", f->ops->produce(f->self, table_id, json, out));
   nc_callback_leave();
-  if (nc_call_log_on())
-    nc_call_log("produce", s == NVE_SUCCESS && out ? out->self : NULL, 0, NULL, 0, 0, 0, 0);
+  nc_call_log_config("produce", s == NVE_SUCCESS && out ? out->self : NULL, json, (int)s);
   return s;
 }
 
