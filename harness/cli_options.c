@@ -128,7 +128,8 @@ const nc_cli_env nc_cli_environment[] = {
      "): nve-conform sets it from --sim-devices for its cases; set it yourself when your own "
      "program loads the simulated runtime."},
     {"NVE_CONFORM_CALL_LOG",
-     "A file every case appends one line per table call to (`make bench-suite` replays them)."},
+     "A file every case appends one line per table call to, the calls' keys in a folder beside "
+     "it (`FILE.keys/`); `make bench-suite` and `make mutation-score` replay them."},
     {"TMPDIR", "Where runs keep their scratch files (default `/tmp`)."},
     {"PATH", "Where --sanitize valgrind finds valgrind."},
     {"NO_COLOR", "No colour in the text report under --color auto."},
