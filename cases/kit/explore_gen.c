@@ -131,6 +131,11 @@ typedef struct gen {
   uint64_t fresh, salt;
   int dense; /* fresh keys are small and dense (else spread over the width) */
   int emphasis[NC_X_ACTIONS]; /* a swarm's weight on each action: 1, 2 or 4 */
+  /* Whether a table's lookup counter is open: not reset since produce.
+   * The runner knows the counter only from a reset on (explore_run.c), so
+   * a table's first counter step is a reset rather than a read it could
+   * not judge. */
+  int counter_open[NC_X_SLOTS];
   nc_x_cover *cover;          /* the run's, across sequences (may be NULL) */
   int64_t edges[10];
 } gen;
@@ -504,7 +509,7 @@ static void shape_call(gen *g, nc_x_step *st)
     st->stride_pad = stride_pad(g);
   }
   if (st->action == NC_X_COUNTER)
-    st->read = nc_splitmix(&g->s) % 3 != 0;
+    st->read = nc_splitmix(&g->s) % 8 != 0; /* resets few: long counted runs */
   if (st->thread)
     g->q->threaded++;
 }
@@ -532,6 +537,7 @@ static int lifecycle_step(gen *g, int a)
       g->q->produce_after_drop++;
     g->factory_alive = 1;
     g->alive[slot] = 1;
+    g->counter_open[slot] = 1;
   } else if (a == NC_X_DESTROY) {
     g->q->destroys_with_others += alive > 1;
     apply(g, st, NULL);
@@ -576,6 +582,16 @@ static int aim(gen *g, int a, int64_t hi, int64_t *n, int *shape)
   return 1;
 }
 
+/* A counter step on a table whose counter is open is a reset. */
+static void track_counter(gen *g, nc_x_step *st)
+{
+  if (st->action != NC_X_COUNTER)
+    return;
+  if (g->counter_open[st->slot])
+    st->read = 0;
+  g->counter_open[st->slot] = 0;
+}
+
 static int table_step(gen *g, int a, int growing)
 {
   int slot = pick_slot(g), shape = 0;
@@ -598,6 +614,7 @@ static int table_step(gen *g, int a, int growing)
   shape_call(g, st);
   if (aimed)
     force_shape(g, st, shape);
+  track_counter(g, st);
   int64_t *keys = g->q->arena + st->first;
   draw_keys(g, st, keys, growing && a == NC_X_INSERT, aimed);
   apply(g, st, keys);
@@ -641,6 +658,7 @@ static void gen_start(gen *g, nc_x_seq *q, const nc_x_table_shape *sh, uint64_t 
   g->salt = nc_splitmix(&g->s);
   g->dense = nc_splitmix(&g->s) % 2;
   g->alive[0] = g->factory_alive = 1;
+  g->counter_open[0] = 1;
   for (int a = 0; a < NC_X_ACTIONS; a++)
     g->emphasis[a] = q->even ? 1 : 1 << (nc_splitmix(&g->s) % 3);
   int64_t inv = sh->invalid_key;
