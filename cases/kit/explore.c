@@ -197,15 +197,22 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
            (unsigned long long)seed, first->at + 1, q->count,
            nc_x_action_names[q->steps[first->at].action]);
   if (what)
-    snprintf(needs, sizeof(needs), "; it needs %s (replayed without it, the tables agree)",
-             what);
-  const char *expected = "agreement with the model after every step";
-  const char *fmt = "the table disagreed: %s. Shortest failing sequence: %zu steps (from %ld, "
-                    "%d replays on fresh tables); its failure: %s%s";
+    snprintf(needs, sizeof(needs), "; it needs %s (replayed without it, %s)", what,
+             sh->fail.direct ? "the check holds" : "the tables agree");
+  const char *expected = sh->fail.direct && sh->fail.expected
+                             ? sh->fail.expected
+                             : "agreement with the model after every step";
+  const char *fmt = sh->fail.direct
+                        ? "%s. Shortest failing sequence: %zu step(s) (from %ld, %d replays on "
+                          "fresh tables); its failure: %s%s"
+                        : "the table disagreed: %s. Shortest failing sequence: %zu steps (from "
+                          "%ld, %d replays on fresh tables); its failure: %s%s";
   /* A failure a few calls show is the op's own: its rule fails with the
    * evidence, wherever its own case looked. A longer history is the
    * sequence's (this rule's, unless the op's rule fails on its own). */
   if (owner == NC_RULE_COUNT && sh->len <= SHORT_FAILURE && sh->fail.nowners == 1)
+    owner = sh->fail.owners[0];
+  if (sh->fail.direct)
     owner = sh->fail.owners[0];
   if (owner != NC_RULE_COUNT && owner != c->rule) {
     nc_fail_proven(c, owner, call, expected, fmt, first->why, sh->len, first->at + 1,
@@ -224,7 +231,12 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
   char name[64];
   nc_rule blamed = owner != NC_RULE_COUNT ? owner
                  : sh->fail.nowners ? sh->fail.owners[0] : c->rule;
-  if (nc_x_write_repro(c, q, sh->steps, sh->len, shape, blamed, name, sizeof(name)) == 0)
+  if (sh->fail.direct)
+    nc_note(c, "C reproducer", "a program that fails while the defect persists",
+            "none: the reproducer checks the tables' answers against the model, not this "
+            "rule's own check (a decoy CUDA device needs a runtime it does not load); the "
+            "reproduce line above replays it");
+  else if (nc_x_write_repro(c, q, sh->steps, sh->len, shape, blamed, name, sizeof(name)) == 0)
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out [plugin.so] "
             "exits 1 while the defect persists, 0 once it is fixed (3: inconclusive)", name, name);
@@ -279,9 +291,16 @@ static void report_reach(nc_case *c, const reach *r, const nc_x_table_shape *sh,
     nc_note(c, "exploration", "another table when asked",
             "%d produce calls for another table were refused; steps on those tables did not "
             "run", r->refused_produce);
+  if (nc_cuda_loaded() && nc_cuda_device_count() >= 2)
+    nc_note(c, "exploration reached", "a decoy device around every bootstrap call",
+            "factory creation, produce and factory destroy in the sequences' orders, each with "
+            "a decoy device current (never device 0), which each must leave current");
+  else
+    nc_note(c, "exploration not reached", "a decoy device around every bootstrap call",
+            "%s", nc_cuda_loaded() ? "the CUDA runtime has one device: no decoy"
+                                   : "no CUDA runtime loaded (--cuda off): no decoy");
   nc_note(c, "exploration not reached", "every dimension of the contract",
-          "rows shorter than the table's (every write is the row the harness declares); a "
-          "decoy device made current around device-table calls");
+          "rows shorter than the table's (every write is the row the harness declares)");
 }
 
 /* Sequence j of the run: its seed, features, depth and batch ceilings;

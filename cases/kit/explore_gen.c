@@ -649,6 +649,28 @@ static int final_sweep(gen *g)
   return 0;
 }
 
+/* The fixed sequences (even) end with each lifecycle event they enable
+ * that their draws missed: another table beside the first, then the
+ * factory dropped while tables live, so that every run reaches those
+ * paths whatever its seed. The final sweep then reads the tables that
+ * outlive their factory. */
+static int every_lifecycle_event(gen *g)
+{
+  nc_x_seq *q = g->q;
+  if (!q->even)
+    return 0;
+  int beside = 0;
+  for (int i = 0; i < NC_X_SLOTS; i++)
+    beside += g->alive[i];
+  if (beside < 2 && on(g, NC_XF_ACTION(NC_X_PRODUCE)) && free_slot(g) >= 0 &&
+      lifecycle_step(g, NC_X_PRODUCE) != 0)
+    return -1;
+  if (!q->drops_with_tables && on(g, NC_XF_ACTION(NC_X_DROP_FACTORY)) && g->factory_alive &&
+      lifecycle_step(g, NC_X_DROP_FACTORY) != 0)
+    return -1;
+  return 0;
+}
+
 static void gen_start(gen *g, nc_x_seq *q, const nc_x_table_shape *sh, uint64_t seed)
 {
   memset(g, 0, sizeof(*g));
@@ -688,6 +710,8 @@ int nc_x_generate(nc_x_seq *q, const nc_x_table_shape *sh, uint64_t seed, int64_
       break;
     rc = a >= NC_X_PRODUCE ? lifecycle_step(&g, a) : table_step(&g, a, growing);
   }
+  if (rc == 0)
+    rc = every_lifecycle_event(&g);
   if (rc == 0)
     rc = final_sweep(&g);
   for (int i = 0; i < NC_X_SLOTS; i++)

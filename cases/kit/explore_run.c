@@ -5,12 +5,14 @@
 #include "explore_run.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
 #include "common.h"
+#include "cuda.h"
 #include "runner.h"
 #include "splitmix.h"
 #include "threads.h"
@@ -63,6 +65,11 @@ typedef struct world {
   slot kept[NC_X_SLOTS * 4]; /* NC_XT_KEEP_TABLES: destroyed, in fact alive */
   int nkept;
   int64_t next_id;
+  /* Where a lifecycle step's bootstrap call left a decoy device changed:
+   * the step, and the failure to fill (nc_x_replay's). */
+  long at;
+  nc_x_failure *fail;
+  int device; /* current when the sequence began (-1: no CUDA runtime) */
   nc_x_replay_stats stats;
   worker workers[NC_X_WORKERS];
   /* Calls with keys of each action, and how many of them failed. */
@@ -161,7 +168,66 @@ static void counter_step(slot *sl, const nc_x_step *st)
   }
 }
 
+static void table_op_only(world *w, slot *sl, const nc_x_step *st);
+
+/* A check of another rule found between the model's checks (the decoy
+ * device, the capabilities): recorded as the step's failure, blamed on
+ * that rule whatever it depends on. The first one found counts. */
+static void direct_failure(world *w, nc_rule owner, const char *expected, const char *fmt,
+                           ...) __attribute__((format(printf, 4, 5)));
+static void direct_failure(world *w, nc_rule owner, const char *expected, const char *fmt, ...)
+{
+  if (w->fail->nowners || w->fail->why[0])
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(w->fail->why, sizeof(w->fail->why), fmt, ap);
+  va_end(ap);
+  w->fail->owners[0] = owner;
+  w->fail->nowners = 1;
+  w->fail->direct = 1;
+  w->fail->expected = expected;
+  w->fail->at = w->at;
+}
+
+/* One step in four (drawn from the step alone) reads the capabilities
+ * again after its op, on the op's thread: they must read as at produce
+ * (DEV-06), whatever the table went through since. */
+static void reread_caps(world *w, slot *sl, const nc_x_step *st)
+{
+  if ((w->toggles & NC_XT_LEAKS) || nc_mix64(w->q->seed ^ (st->tag * 0xc2b2ae3d27d4eb4full)) % 4)
+    return;
+  const nc_table_caps *was = &sl->k.caps;
+  nc_table_caps now;
+  nc_call_capabilities(&sl->k.t, &now);
+  const char *what = now.location != was->location         ? "location"
+                   : now.device_id != was->device_id       ? "device_id"
+                   : now.max_row_size != was->max_row_size ? "max_row_size"
+                   : now.key_size != was->key_size         ? "key_size"
+                   : now.invalid_key != was->invalid_key   ? "invalid_key"
+                   : now.dtype != was->dtype               ? "value_dtype"
+                   : now.counter_hits != was->counter_hits ? "lookup_counter_hits"
+                                                           : NULL;
+  if (!what)
+    return;
+  char d[240];
+  nc_x_describe(w->q, st, d, sizeof(d));
+  direct_failure(w, NC_RULE_DEV_06, "the capabilities as at produce, whatever the table went "
+                 "through since", "the capabilities read again after %s: %s changed (max_row_size %lld -> %lld, "
+                 "key_size %lld -> %lld, invalid_key %lld -> %lld, device_id %d -> %d)",
+                 d, what, (long long)was->max_row_size, (long long)now.max_row_size,
+                 (long long)was->key_size, (long long)now.key_size,
+                 (long long)was->invalid_key, (long long)now.invalid_key, (int)was->device_id,
+                 (int)now.device_id);
+}
+
 static void table_op(world *w, slot *sl, const nc_x_step *st)
+{
+  table_op_only(w, sl, st);
+  reread_caps(w, sl, st);
+}
+
+static void table_op_only(world *w, slot *sl, const nc_x_step *st)
 {
   nc_tk *k = &sl->k;
   const int64_t *keys = w->q->arena + st->first;
@@ -299,18 +365,59 @@ static void close_slot(slot *sl)
   sl->alive = 0;
 }
 
-/* Another table in slot i, from a new factory when the last one is gone. */
-static void produce(world *w, int i)
+/* The bootstrap calls of the lifecycle steps (factory creation, produce,
+ * factory destroy) run with a decoy device current, as a host may call
+ * them: never device 0, drawn from the step alone so that a shrunk replay
+ * makes the same one. Returns the decoy, or -1: no runtime with two
+ * devices, or the leak view (which judges no call). */
+static int decoy_before(const world *w, const nc_x_step *st, int salt)
 {
+  int count = nc_cuda_loaded() ? nc_cuda_device_count() : 0;
+  if (count < 2 || (w->toggles & NC_XT_LEAKS))
+    return -1;
+  uint64_t h = nc_mix64(w->q->seed ^ (st->tag * 0x9e3779b97f4a7c15ull) ^ (uint64_t)salt);
+  int decoy = 1 + (int)(h % (uint64_t)(count - 1));
+  return nc_cuda_set_device(decoy) == 0 ? decoy : -1;
+}
+
+/* The call must have restored the decoy (DEV-02..04: the bootstrap calls
+ * select their device themselves and give the caller's back); then the
+ * device the world started with is current again. */
+static void decoy_after(world *w, int decoy, nc_rule owner, const char *call)
+{
+  if (decoy < 0)
+    return;
+  int now = nc_cuda_get_device();
+  if (now != decoy) {
+    int alive = 0;
+    for (int i = 0; i < NC_X_SLOTS; i++)
+      alive += w->s[i].alive;
+    direct_failure(w, owner, "the caller's current device as it was, after every bootstrap call",
+                   "%s with device %d current (a decoy): device %d is current afterwards, with "
+                   "%d table%s of the sequence alive; the caller's device must be restored",
+                   call, decoy, now, alive, alive == 1 ? "" : "s");
+  }
+  nc_cuda_set_device(w->device);
+}
+
+/* Another table in slot i, from a new factory when the last one is gone. */
+static void produce(world *w, const nc_x_step *st)
+{
+  int i = st->slot;
   if (w->s[i].alive)
     return;
   if (!w->factory_alive) {
-    if (nc_create_factory(w->c, &w->f) != 0)
+    int decoy = decoy_before(w, st, 1);
+    int made = nc_create_factory(w->c, &w->f) == 0;
+    decoy_after(w, decoy, NC_RULE_DEV_02, "factory creation");
+    if (!made)
       return;
     w->factory_alive = 1;
   }
   nve_ext_table_t t = {0};
+  int decoy = decoy_before(w, st, 2);
   nve_status_t s = nc_call_produce(&w->f, ++w->next_id, w->c->cfg->table_config, &t);
+  decoy_after(w, decoy, NC_RULE_DEV_03, "produce");
   if (s != NVE_SUCCESS ||
       !nc_handle_usable(t.self, t.ops, sizeof(nve_ext_table_ops_t), NC_TABLE_OPS_FNS)) {
     w->stats.refused_produce++;
@@ -322,7 +429,7 @@ static void produce(world *w, int i)
 static void lifecycle(world *w, const nc_x_step *st)
 {
   switch (st->action) {
-  case NC_X_PRODUCE: produce(w, st->slot); break;
+  case NC_X_PRODUCE: produce(w, st); break;
   case NC_X_DESTROY:
     if ((w->toggles & NC_XT_KEEP_TABLES) && w->s[st->slot].alive &&
         w->nkept < NC_X_SLOTS * 4) {
@@ -334,7 +441,9 @@ static void lifecycle(world *w, const nc_x_step *st)
     break;
   case NC_X_DROP_FACTORY:
     if (w->factory_alive && !(w->toggles & NC_XT_KEEP_FACTORY)) {
+      int decoy = decoy_before(w, st, 3);
       nc_call_factory_destroy(&w->f);
+      decoy_after(w, decoy, NC_RULE_DEV_04, "factory destroy");
       w->factory_alive = 0;
     }
     break;
@@ -467,11 +576,14 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
   if (toggles & NC_XT_PLAIN_CALLS)
     toggles |= NC_XT_OUTPUTS | NC_XT_NO_MASK | NC_XT_PLAIN_STRIDE;
   int plain = (toggles & NC_XT_PLAIN_CALLS) != 0;
-  world w = {.c = c, .q = q, .toggles = toggles, .alone_slot = alone_slot};
+  world w = {.c = c, .q = q, .toggles = toggles, .alone_slot = alone_slot, .fail = fail};
+  w.device = nc_cuda_loaded() ? nc_cuda_get_device() : -1;
   fail->at = (long)count;
   fail->why[0] = '\0';
   fail->nowners = 0;
   fail->counted = 0;
+  fail->direct = 0;
+  fail->expected = NULL;
   int leaks = (toggles & NC_XT_LEAKS) != 0;
   double beat_at = -1, beat_allowance = 0;
   if (leaks)
@@ -493,6 +605,7 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
     if ((toggles & NC_XT_ALONE) && st->action != NC_X_DROP_FACTORY && st->slot != alone_slot)
       continue;
     if (st->action >= NC_X_PRODUCE) {
+      w.at = (long)i;
       lifecycle(&w, st);
       continue;
     }
@@ -500,6 +613,7 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
     if (!sl->alive || (plain && st->n == 0 && st->action <= NC_X_ERASE))
       continue;
     int64_t failed_before = sl->k.failed_ops;
+    w.at = (long)i;
     run_table_op(&w, sl, st);
     w.stats.keys += st->n;
     count_call(&w, sl, st, failed_before);

@@ -30,6 +30,11 @@ typedef struct nc_x_failure {
   nc_rule owners[2]; /* the rules the disagreement may break */
   int nowners;
   int counted; /* judged on the whole run's failed calls, not on one step */
+  /* A check of the owner's own rule (a bootstrap call left a decoy device
+   * changed), not a disagreement with the model: blamed on that rule,
+   * whatever feature it depends on. */
+  int direct;
+  const char *expected; /* a direct failure's: what its rule expects */
 } nc_x_failure;
 
 typedef struct nc_x_replay_stats {
