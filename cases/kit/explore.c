@@ -63,6 +63,7 @@ typedef struct reach {
   int64_t keys_by[NC_X_ACTIONS][NC_XK_CLASSES];
   int refused_produce;
   int64_t other_dtype[2]; /* accumulates in another dtype: refused, summed */
+  int64_t counter_reads, counter_most, caps_reads, decoys;
   nc_x_cover cover;
 } reach;
 
@@ -139,6 +140,10 @@ static void add_reach(reach *r, const nc_x_seq *q, const nc_x_replay_stats *st)
   r->refused_produce += st->refused_produce;
   r->other_dtype[0] += st->other_dtype[0];
   r->other_dtype[1] += st->other_dtype[1];
+  r->counter_reads += st->counter_reads;
+  r->counter_most = st->counter_most > r->counter_most ? st->counter_most : r->counter_most;
+  r->caps_reads += st->caps_reads;
+  r->decoys += st->decoys;
   for (int a = 0; a < NC_X_ACTIONS; a++)
     for (int k = 0; k < NC_XK_CLASSES; k++)
       r->keys_by[a][k] += q->keys_by[a][k];
@@ -291,10 +296,15 @@ static void report_reach(nc_case *c, const reach *r, const nc_x_table_shape *sh,
     nc_note(c, "exploration", "another table when asked",
             "%d produce calls for another table were refused; steps on those tables did not "
             "run", r->refused_produce);
+  nc_note(c, "exploration reached", "the counter after long counted runs, the capabilities "
+          "between steps", "%lld lookup counter reads judged, the longest run %lld counted "
+          "keys; %lld capability re-reads", (long long)r->counter_reads,
+          (long long)r->counter_most, (long long)r->caps_reads);
   if (nc_cuda_loaded() && nc_cuda_device_count() >= 2)
     nc_note(c, "exploration reached", "a decoy device around every bootstrap call",
-            "factory creation, produce and factory destroy in the sequences' orders, each with "
-            "a decoy device current (never device 0), which each must leave current");
+            "%lld factory creations, produces and factory destroys in the sequences' orders, "
+            "each with a decoy device current (never device 0), which each must leave current",
+            (long long)r->decoys);
   else
     nc_note(c, "exploration not reached", "a decoy device around every bootstrap call",
             "%s", nc_cuda_loaded() ? "the CUDA runtime has one device: no decoy"

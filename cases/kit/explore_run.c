@@ -137,7 +137,7 @@ static void find_step(world *w, slot *sl, const nc_x_step *st, int64_t stride)
   free(resolved);
 }
 
-static void counter_step(slot *sl, const nc_x_step *st)
+static void counter_step(world *w, slot *sl, const nc_x_step *st)
 {
   nc_tk *k = &sl->k;
   if (!st->read) {
@@ -154,7 +154,13 @@ static void counter_step(slot *sl, const nc_x_step *st)
   if (s != NVE_SUCCESS)
     nc_tk_mismatch(k, NC_RULE_TBL_09, "get_lookup_counter", "NVE_SUCCESS", "status %d",
                    (int)s);
-  else if (sl->counter_known && (got < sl->counter_lo || got > sl->counter_hi)) {
+  else if (sl->counter_known) {
+    w->stats.counter_reads++;
+    if (sl->counter_lo > w->stats.counter_most)
+      w->stats.counter_most = sl->counter_lo;
+  }
+  if (s == NVE_SUCCESS && sl->counter_known &&
+      (got < sl->counter_lo || got > sl->counter_hi)) {
     char expected[80];
     if (sl->counter_lo == sl->counter_hi)
       snprintf(expected, sizeof(expected), "%lld", (long long)sl->counter_lo);
@@ -200,6 +206,7 @@ static void reread_caps(world *w, slot *sl, const nc_x_step *st)
   const nc_table_caps *was = &sl->k.caps;
   nc_table_caps now;
   nc_call_capabilities(&sl->k.t, &now);
+  w->stats.caps_reads++;
   const char *what = now.location != was->location         ? "location"
                    : now.device_id != was->device_id       ? "device_id"
                    : now.max_row_size != was->max_row_size ? "max_row_size"
@@ -234,7 +241,7 @@ static void table_op_only(world *w, slot *sl, const nc_x_step *st)
   int64_t stride = k->stride + (w->toggles & NC_XT_PLAIN_STRIDE ? 0 : st->stride_pad);
   switch (st->action) {
   case NC_X_FIND: find_step(w, sl, st, stride); return;
-  case NC_X_COUNTER: counter_step(sl, st); return;
+  case NC_X_COUNTER: counter_step(w, sl, st); return;
   case NC_X_INSERT: nc_tk_insert(k, st->n, keys, stride, st->tag, 1); break;
   case NC_X_UPDATE: nc_tk_update(k, st->n, keys, stride, st->tag, 1); break;
   case NC_X_ACCUMULATE: {
@@ -370,14 +377,17 @@ static void close_slot(slot *sl)
  * them: never device 0, drawn from the step alone so that a shrunk replay
  * makes the same one. Returns the decoy, or -1: no runtime with two
  * devices, or the leak view (which judges no call). */
-static int decoy_before(const world *w, const nc_x_step *st, int salt)
+static int decoy_before(world *w, const nc_x_step *st, int salt)
 {
   int count = nc_cuda_loaded() ? nc_cuda_device_count() : 0;
   if (count < 2 || (w->toggles & NC_XT_LEAKS))
     return -1;
   uint64_t h = nc_mix64(w->q->seed ^ (st->tag * 0x9e3779b97f4a7c15ull) ^ (uint64_t)salt);
   int decoy = 1 + (int)(h % (uint64_t)(count - 1));
-  return nc_cuda_set_device(decoy) == 0 ? decoy : -1;
+  if (nc_cuda_set_device(decoy) != 0)
+    return -1;
+  w->stats.decoys++;
+  return decoy;
 }
 
 /* The call must have restored the decoy (DEV-02..04: the bootstrap calls

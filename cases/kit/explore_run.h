@@ -41,6 +41,10 @@ typedef struct nc_x_replay_stats {
   int64_t keys;           /* keys the calls carried */
   int refused_produce;    /* another table was refused (steps on it skipped) */
   int64_t other_dtype[2]; /* accumulates in another dtype than the table's: refused, summed */
+  int64_t counter_reads;  /* judged reads of a lookup counter */
+  int64_t counter_most;   /* the most hits (or misses) one of them had to show */
+  int64_t caps_reads;     /* capability re-reads between steps */
+  int64_t decoys;         /* bootstrap calls made with a decoy device current */
 } nc_x_replay_stats;
 
 /* Runs steps[0..count) (keys in q's arena) on fresh tables from a fresh
