@@ -258,21 +258,13 @@ static void compare_caps(cap_reader *r, const nc_table_caps *now, int read)
            (long long)now->counter_hits);
 }
 
-static int caps_equal(const nc_table_caps *a, const nc_table_caps *b)
-{
-  return a->location == b->location && a->device_id == b->device_id &&
-         a->max_row_size == b->max_row_size && a->key_size == b->key_size &&
-         a->invalid_key == b->invalid_key && a->dtype == b->dtype &&
-         a->counter_hits == b->counter_hits;
-}
-
 static void *read_caps(void *arg)
 {
   cap_reader *r = arg;
   for (int i = 0; i < CAP_READS; i++) {
     nc_table_caps now;
     nc_call_capabilities(r->t, &now);
-    if (!caps_equal(&now, &r->first))
+    if (nc_caps_differ(&now, &r->first))
       compare_caps(r, &now, i + 2);
   }
   return NULL;

@@ -151,16 +151,17 @@ static void counter_step(world *w, slot *sl, const nc_x_step *st)
   }
   int64_t got = -12345;
   nve_status_t s = nc_call_get_lookup_counter(&k->t, &got);
-  if (s != NVE_SUCCESS)
+  if (s != NVE_SUCCESS) {
     nc_tk_mismatch(k, NC_RULE_TBL_09, "get_lookup_counter", "NVE_SUCCESS", "status %d",
                    (int)s);
-  else if (sl->counter_known) {
-    w->stats.counter_reads++;
-    if (sl->counter_lo > w->stats.counter_most)
-      w->stats.counter_most = sl->counter_lo;
+    return;
   }
-  if (s == NVE_SUCCESS && sl->counter_known &&
-      (got < sl->counter_lo || got > sl->counter_hi)) {
+  if (!sl->counter_known)
+    return;
+  w->stats.counter_reads++;
+  if (sl->counter_lo > w->stats.counter_most)
+    w->stats.counter_most = sl->counter_lo;
+  if (got < sl->counter_lo || got > sl->counter_hi) {
     char expected[80];
     if (sl->counter_lo == sl->counter_hi)
       snprintf(expected, sizeof(expected), "%lld", (long long)sl->counter_lo);
@@ -173,8 +174,6 @@ static void counter_step(world *w, slot *sl, const nc_x_step *st)
                    expected, k->caps.counter_hits ? "the hits" : "the misses");
   }
 }
-
-static void table_op_only(world *w, slot *sl, const nc_x_step *st);
 
 /* A check of another rule found between the model's checks (the decoy
  * device, the capabilities): recorded as the step's failure, blamed on
@@ -207,31 +206,19 @@ static void reread_caps(world *w, slot *sl, const nc_x_step *st)
   nc_table_caps now;
   nc_call_capabilities(&sl->k.t, &now);
   w->stats.caps_reads++;
-  const char *what = now.location != was->location         ? "location"
-                   : now.device_id != was->device_id       ? "device_id"
-                   : now.max_row_size != was->max_row_size ? "max_row_size"
-                   : now.key_size != was->key_size         ? "key_size"
-                   : now.invalid_key != was->invalid_key   ? "invalid_key"
-                   : now.dtype != was->dtype               ? "value_dtype"
-                   : now.counter_hits != was->counter_hits ? "lookup_counter_hits"
-                                                           : NULL;
+  const char *what = nc_caps_differ(&now, was);
   if (!what)
     return;
   char d[240];
   nc_x_describe(w->q, st, d, sizeof(d));
-  direct_failure(w, NC_RULE_DEV_06, "the capabilities as at produce, whatever the table went "
-                 "through since", "the capabilities read again after %s: %s changed (max_row_size %lld -> %lld, "
-                 "key_size %lld -> %lld, invalid_key %lld -> %lld, device_id %d -> %d)",
+  direct_failure(w, NC_RULE_DEV_06,
+                 "the capabilities as at produce, whatever the table went through since",
+                 "the capabilities read again after %s: %s changed (max_row_size %lld -> "
+                 "%lld, key_size %lld -> %lld, invalid_key %lld -> %lld, device_id %d -> %d)",
                  d, what, (long long)was->max_row_size, (long long)now.max_row_size,
                  (long long)was->key_size, (long long)now.key_size,
                  (long long)was->invalid_key, (long long)now.invalid_key, (int)was->device_id,
                  (int)now.device_id);
-}
-
-static void table_op(world *w, slot *sl, const nc_x_step *st)
-{
-  table_op_only(w, sl, st);
-  reread_caps(w, sl, st);
 }
 
 static void table_op_only(world *w, slot *sl, const nc_x_step *st)
@@ -262,6 +249,13 @@ static void table_op_only(world *w, slot *sl, const nc_x_step *st)
   default: return;
   }
   probe(w, sl, st);
+}
+
+/* The op, then the capabilities read again after it (on the same thread). */
+static void table_op(world *w, slot *sl, const nc_x_step *st)
+{
+  table_op_only(w, sl, st);
+  reread_caps(w, sl, st);
 }
 
 static void *worker_main(void *arg)

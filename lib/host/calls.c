@@ -332,6 +332,18 @@ int32_t nc_call_device_id(const nve_ext_table_t *t)
   return v;
 }
 
+const char *nc_caps_differ(const nc_table_caps *a, const nc_table_caps *b)
+{
+  return a->location != b->location         ? "preferred_buffer_location"
+       : a->device_id != b->device_id       ? "device_id"
+       : a->max_row_size != b->max_row_size ? "max_row_size"
+       : a->key_size != b->key_size         ? "key_size"
+       : a->invalid_key != b->invalid_key   ? "invalid_key"
+       : a->dtype != b->dtype               ? "value_dtype"
+       : a->counter_hits != b->counter_hits ? "lookup_counter_hits"
+                                            : NULL;
+}
+
 void nc_call_capabilities(const nve_ext_table_t *t, nc_table_caps *out)
 {
   nc_callback_enter("table capabilities (preferred_buffer_location .. lookup_counter_hits)");

@@ -60,6 +60,9 @@ typedef struct nc_table_caps {
   int64_t counter_hits;
 } nc_table_caps;
 void nc_call_capabilities(const nve_ext_table_t *t, nc_table_caps *out);
+/* The name of the first capability that differs between a and b (as its
+ * callback is named), or NULL when they agree. */
+const char *nc_caps_differ(const nc_table_caps *a, const nc_table_caps *b);
 
 /* Names of the 1.0 function-pointer fields, in layout order. */
 #define NC_TABLE_OPS_FNS 17
