@@ -2,11 +2,13 @@
 #define _GNU_SOURCE
 #include "isolated_call.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -394,11 +396,50 @@ static double seconds_now(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int nc_sweep_run(nc_case *c, nc_target target, nc_sweep *out)
+/* The right to compute a shared file: a lock beside it, held until the
+ * file is written. At --jobs N the cases that need a sweep start side by
+ * side; without it each ran the whole sweep (0.4 s of CPU apiece on the
+ * reference) before the first had saved it. A waiting case beats (its
+ * timeout is for silence) and, past the sweep's own budget, stops waiting
+ * and computes for itself, as it did before: the lock lives in the run's
+ * directory, where plugin code can reach it. Returns the lock's fd, to
+ * close when done, or -1 to compute unshared. */
+static int claim(nc_case *c, const char *kind, nc_target target)
 {
-  memset(out, 0, sizeof(*out));
-  if (c->cfg->sweep_k == 0 && load(c, "sweep", target, out) == 0)
-    return 0;
+  if (!shared_cache(c))
+    return -1;
+  char path[PATH_MAX + 8];
+  cache_path(c, kind, target, path, sizeof(path) - 8);
+  if (!path[0])
+    return -1;
+  strcat(path, ".lock");
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return -1;
+  double t0 = seconds_now(), beat = t0;
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    double now = seconds_now();
+    if (errno != EWOULDBLOCK || now - t0 > NC_SWEEP_BUDGET_S) {
+      close(fd);
+      return -1;
+    }
+    if (now - beat > 0.5) {
+      nc_trace_beat(0);
+      beat = now;
+    }
+    nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+  }
+  return fd;
+}
+
+static void release_claim(int fd)
+{
+  if (fd >= 0)
+    close(fd); /* the lock goes with its last descriptor */
+}
+
+static int sweep(nc_case *c, nc_target target, nc_sweep *out)
+{
   const char *json = target == NC_TARGET_CREATE ? c->cfg->factory_config : c->cfg->table_config;
   double t0 = seconds_now();
   long first = c->cfg->sweep_k ? c->cfg->sweep_k : 1;
@@ -429,9 +470,26 @@ int nc_sweep_run(nc_case *c, nc_target target, nc_sweep *out)
   if (c->cfg->sweep_k)
     out->capped = 0;
   out->seconds = seconds_now() - t0;
-  if (!c->cfg->sweep_k)
-    save(c, "sweep", target, out);
   return 0;
+}
+
+int nc_sweep_run(nc_case *c, nc_target target, nc_sweep *out)
+{
+  memset(out, 0, sizeof(*out));
+  if (c->cfg->sweep_k) /* one point asked for: nothing shared */
+    return sweep(c, target, out);
+  if (load(c, "sweep", target, out) == 0)
+    return 0;
+  int lock = claim(c, "sweep", target);
+  if (lock >= 0 && load(c, "sweep", target, out) == 0) { /* computed while this case waited */
+    release_claim(lock);
+    return 0;
+  }
+  int rc = sweep(c, target, out);
+  if (rc == 0)
+    save(c, "sweep", target, out);
+  release_claim(lock);
+  return rc;
 }
 
 /* A JSON object that nests depth arrays. */
@@ -462,11 +520,8 @@ static char *huge_object(size_t bytes)
   return s;
 }
 
-int nc_config_calls_run(nc_case *c, nc_target target, nc_sweep *out)
+static int config_calls(nc_case *c, nc_target target, nc_sweep *out)
 {
-  memset(out, 0, sizeof(*out));
-  if (load(c, "configs", target, out) == 0)
-    return 0;
   char *nested = deeply_nested(100000), *huge = huge_object(1 << 20);
   const struct {
     const char *label;
@@ -506,8 +561,23 @@ int nc_config_calls_run(nc_case *c, nc_target target, nc_sweep *out)
   free(nested);
   free(huge);
   out->seconds = seconds_now() - t0;
+  return rc;
+}
+
+int nc_config_calls_run(nc_case *c, nc_target target, nc_sweep *out)
+{
+  memset(out, 0, sizeof(*out));
+  if (load(c, "configs", target, out) == 0)
+    return 0;
+  int lock = claim(c, "configs", target);
+  if (lock >= 0 && load(c, "configs", target, out) == 0) {
+    release_claim(lock);
+    return 0;
+  }
+  int rc = config_calls(c, target, out);
   if (rc == 0)
     save(c, "configs", target, out);
+  release_claim(lock);
   return rc;
 }
 

@@ -64,11 +64,16 @@ const char *nc_violation_text(nc_rule rule, size_t i)
   return kept[rule][i].text;
 }
 
+/* Only the slots a record reserved: every forked call resets, and a store
+ * to each slot would copy (or fault in) every page of the table. */
 void nc_violation_reset(void)
 {
   for (int r = 0; r < NC_RULE_COUNT; r++) {
-    atomic_store(&counts[r], 0);
-    for (int i = 0; i < KEPT; i++)
+    size_t n = atomic_load(&counts[r]);
+    if (!n)
+      continue;
+    for (size_t i = 0; i < n && i < KEPT; i++)
       atomic_store(&kept[r][i].ready, 0);
+    atomic_store(&counts[r], 0);
   }
 }
