@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "big_alloc.h"
 #include "fork_lock.h"
 #include "safe_text.h"
 #include "violations.h"
@@ -191,6 +192,7 @@ int nc_guarded_alloc_with(nc_guarded *g, const char *name, size_t size, unsigned
     if (map == MAP_FAILED)
       return -1;
     mprotect(map + body, GUARD_BYTES, PROT_NONE);
+    nc_big_advise(map, body);
   }
   g->data = map + body - padded;
   g->size = size;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "big_alloc.h"
 #include "dtype.h"
 
 /* More rows than this for one key and the model gives up on its bytes. */
@@ -73,7 +74,7 @@ nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, nve_data_type_t dtype,
   o->invalid_key = key_size == 4 ? (int64_t)(int32_t)invalid_key : invalid_key;
   o->block = (size_t)row_bytes > sizeof(void *) ? (size_t)row_bytes : sizeof(void *);
   o->capacity = 64;
-  o->slots = calloc(o->capacity, sizeof(entry));
+  o->slots = nc_big_calloc(o->capacity, sizeof(entry));
   if (!o->slots) {
     free(o);
     return NULL;
@@ -148,7 +149,7 @@ void nc_oracle_free(nc_oracle *o)
   if (last_match.o == o) /* a new model may come at this address */
     last_match.o = NULL;
   drop_rows(o->slots, o->capacity);
-  free(o->slots);
+  nc_big_free(o->slots, o->capacity * sizeof(entry));
   pool_reset(o, 1);
   free(o);
 }
@@ -212,13 +213,13 @@ static entry *entry_for(nc_oracle *o, int64_t key)
     return e;
   if ((o->used + 1) * 2 > o->capacity) {
     size_t capacity = o->capacity * 2;
-    entry *slots = calloc(capacity, sizeof(entry));
+    entry *slots = nc_big_calloc(capacity, sizeof(entry));
     if (!slots)
       abort();
     for (size_t i = 0; i < o->capacity; i++)
       if (o->slots[i].used)
         *find_slot(slots, capacity, o->slots[i].key) = o->slots[i];
-    free(o->slots);
+    nc_big_free(o->slots, o->capacity * sizeof(entry));
     o->slots = slots;
     o->capacity = capacity;
     e = find_slot(o->slots, o->capacity, key);
