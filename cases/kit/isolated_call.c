@@ -473,23 +473,33 @@ static int sweep(nc_case *c, nc_target target, nc_sweep *out)
   return 0;
 }
 
-int nc_sweep_run(nc_case *c, nc_target target, nc_sweep *out)
+/* The run's shared result of kind: read, or computed by this case while
+ * it holds the claim (and saved), or read after waiting for another's. */
+static int shared(nc_case *c, const char *kind, nc_target target, nc_sweep *out,
+                  int (*compute)(nc_case *, nc_target, nc_sweep *))
 {
   memset(out, 0, sizeof(*out));
-  if (c->cfg->sweep_k) /* one point asked for: nothing shared */
-    return sweep(c, target, out);
-  if (load(c, "sweep", target, out) == 0)
+  if (load(c, kind, target, out) == 0)
     return 0;
-  int lock = claim(c, "sweep", target);
-  if (lock >= 0 && load(c, "sweep", target, out) == 0) { /* computed while this case waited */
+  int lock = claim(c, kind, target);
+  if (lock >= 0 && load(c, kind, target, out) == 0) { /* computed while this case waited */
     release_claim(lock);
     return 0;
   }
-  int rc = sweep(c, target, out);
+  int rc = compute(c, target, out);
   if (rc == 0)
-    save(c, "sweep", target, out);
+    save(c, kind, target, out);
   release_claim(lock);
   return rc;
+}
+
+int nc_sweep_run(nc_case *c, nc_target target, nc_sweep *out)
+{
+  if (c->cfg->sweep_k) { /* one point asked for: nothing shared */
+    memset(out, 0, sizeof(*out));
+    return sweep(c, target, out);
+  }
+  return shared(c, "sweep", target, out, sweep);
 }
 
 /* A JSON object that nests depth arrays. */
@@ -566,19 +576,7 @@ static int config_calls(nc_case *c, nc_target target, nc_sweep *out)
 
 int nc_config_calls_run(nc_case *c, nc_target target, nc_sweep *out)
 {
-  memset(out, 0, sizeof(*out));
-  if (load(c, "configs", target, out) == 0)
-    return 0;
-  int lock = claim(c, "configs", target);
-  if (lock >= 0 && load(c, "configs", target, out) == 0) {
-    release_claim(lock);
-    return 0;
-  }
-  int rc = config_calls(c, target, out);
-  if (rc == 0)
-    save(c, "configs", target, out);
-  release_claim(lock);
-  return rc;
+  return shared(c, "configs", target, out, config_calls);
 }
 
 void nc_sweep_free(nc_sweep *s)
