@@ -976,7 +976,7 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
     nc_canary_fill(b.sizes.data, b.sizes.size, SALT_SIZES);
   if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
     goto out;
-  nc_callback_claim(k->find_rule); /* a crash here is that rule's */
+  nc_callback_claim(n == 0 ? NC_RULE_TBL_10 : k->find_rule); /* a crash here is that rule's */
   nve_status_t s = nc_call_find(&k->t, n, arg(&b, 0), arg(&b, 2), stride, arg(&b, 3), arg(&b, 4));
   nc_callback_claim(-1);
   from_device(&b);

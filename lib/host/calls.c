@@ -139,13 +139,14 @@ void nc_call_table_destroy(const nve_ext_table_t *t)
   nc_context_release(ctx);                          \
   return s;
 
-/* The same for the ops that take a batch: the callback's name gives n. */
+/* The same for the ops that take a batch: the callback's name gives n,
+ * and a crash on an empty batch is TBL-10's, whichever op. */
 #define TABLE_BATCH_OP(NAME, OWNER, N, CALL)                  \
   nve_ext_context_t ctx = nc_context_acquire(NAME);           \
   if (!ctx)                                                   \
     return NVE_ERROR_OUT_OF_MEMORY;                           \
   nc_callbackf_enter("table " NAME " (n=%lld)", (long long)(N)); \
-  nc_callback_set_op_owner(OWNER);                            \
+  nc_callback_set_op_owner((N) == 0 ? NC_RULE_TBL_10 : (OWNER)); \
   nc_device_watch_begin(t->self);                             \
   nve_status_t s = checked("table " NAME, (CALL));           \
   nc_device_watch_end(ctx, nc_callback_current());            \
