@@ -107,6 +107,9 @@ static int table_shape(nc_case *c, nc_x_table_shape *sh, int64_t batch)
                            .update_size = nc_tk_update_size(&k, k.caps.dtype, 0),
                            .update_half = nc_tk_update_size(&k, k.caps.dtype, 1)};
   sh->accumulate = sh->update_size > 0;
+  sh->host = k.caps.location == NVE_BUFFER_LOCATION_HOST;
+  sh->max_row_size = k.caps.max_row_size;
+  sh->oversize_possible = nc_x_oversize_possible(&k.caps);
   for (int d = NVE_DTYPE_FLOAT32; d <= NVE_DTYPE_QUINT8_ROWWISE_F16; d++) {
     sh->dtype_update_size[d] = nc_tk_update_size(&k, (nve_data_type_t)d, 0);
     sh->dtype_update_half[d] = nc_tk_update_size(&k, (nve_data_type_t)d, 1);
@@ -219,6 +222,10 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
     owner = sh->fail.owners[0];
   if (sh->fail.direct)
     owner = sh->fail.owners[0];
+  /* In an op's directed view a longer history is the sequences' rule's,
+   * as it is in TBL-11's own exploration. */
+  if (owner == NC_RULE_COUNT && c->rule != NC_RULE_TBL_11)
+    owner = NC_RULE_TBL_11;
   if (owner != NC_RULE_COUNT && owner != c->rule) {
     nc_fail_proven(c, owner, call, expected, fmt, first->why, sh->len, first->at + 1,
                    sh->replays, sh->fail.why, needs);
@@ -344,22 +351,26 @@ static int64_t plan_sequence(nc_x_seq *q, int j, uint64_t run_seed, const effort
   return goal < left ? goal : left;
 }
 
-/* Runs one sequence; on a failure, shrinks, blames and reports it.
- * Returns 1 when it failed, 0 when it agreed, -1 when it could not run. */
-static int explore_one(nc_case *c, nc_x_seq *q, const nc_x_table_shape *shape, int seqno,
-                       uint64_t seed, double cap_at, reach *r)
+int nc_x_explore_sequence(nc_case *c, nc_x_seq *q, const nc_x_table_shape *shape, int seqno,
+                          double cap_at, nc_x_replay_stats *st)
 {
   nc_x_failure fail;
-  nc_x_replay_stats st;
-  if (nc_x_replay(c, q, q->steps, q->count, 0, 0, &fail, &st) != 0)
+  if (nc_x_replay(c, q, q->steps, q->count, 0, 0, &fail, st) != 0)
     return -1;
-  add_reach(r, q, &st);
   if (fail.at == (long)q->count)
     return 0;
   if (fail.counted) { /* a count over the whole sequence: no step to shrink to */
-    nc_fail_owned_by(c, fail.owners, fail.nowners, "explored sequence", "calls with valid "
-                     "arguments succeed", "sequence %d (seed %llu), %zu steps: %s", seqno,
-                     (unsigned long long)seed, q->count, fail.why);
+    int mine = c->rule == NC_RULE_TBL_11;
+    for (int i = 0; i < fail.nowners; i++)
+      mine |= fail.owners[i] == c->rule;
+    if (mine || !fail.nowners)
+      nc_fail_owned_by(c, fail.owners, fail.nowners, "explored sequence", "calls with valid "
+                       "arguments succeed", "sequence %d (seed %llu), %zu steps: %s", seqno,
+                       (unsigned long long)q->seed, q->count, fail.why);
+    else /* another op's calls failed in an op's directed view: that op's rule's */
+      nc_fail_proven(c, fail.owners[0], "explored sequence", "calls with valid arguments "
+                     "succeed", "sequence %d (seed %llu), %zu steps: %s", seqno,
+                     (unsigned long long)q->seed, q->count, fail.why);
     return 1;
   }
   nc_x_shrunk sh;
@@ -367,7 +378,7 @@ static int explore_one(nc_case *c, nc_x_seq *q, const nc_x_table_shape *shape, i
     nc_harness_error(c, "out of memory shrinking a sequence of %ld steps", fail.at + 1);
     return -1;
   }
-  report_failure(c, q, shape, seqno, seed, &fail, &sh);
+  report_failure(c, q, shape, seqno, q->seed, &fail, &sh);
   free(sh.steps);
   return 1;
 }
@@ -433,10 +444,11 @@ void nc_explore(nc_case *c)
     int64_t goal = plan_sequence(&q, j, c->cfg->seed, plan, depth_cap, quota - spent);
     uint64_t seed = q.seed;
     int rc = nc_x_generate(&q, &shape, seed, goal, &r.cover);
+    nc_x_replay_stats st;
     if (rc != 0)
       nc_harness_error(c, "out of memory generating sequence %d", j + 1);
-    else
-      rc = explore_one(c, &q, &shape, j + 1, seed, cap_at, &r);
+    else if ((rc = nc_x_explore_sequence(c, &q, &shape, j + 1, cap_at, &st)) >= 0)
+      add_reach(&r, &q, &st);
     spent += q.work > 0 ? q.work : 1;
     int64_t depth = q.depth_goal;
     nc_x_seq_free(&q);
@@ -461,7 +473,8 @@ int nc_x_view_start(nc_case *c, int share, nc_x_view *v)
   return 0;
 }
 
-int64_t nc_x_view_sequence(const nc_x_view *v, nc_x_seq *q, int j, uint64_t salt, int64_t left)
+int64_t nc_x_view_sequence(const nc_x_view *v, nc_x_seq *q, int j, uint64_t salt, int64_t left,
+                           uint32_t features)
 {
   /* The first is TBL-11's fixed one with every feature (the same at any
    * seed), at a quarter of the deepest table and an eighth of the view's
@@ -476,7 +489,6 @@ int64_t nc_x_view_sequence(const nc_x_view *v, nc_x_seq *q, int j, uint64_t salt
     q->batch_max = q->batch_max < q->growth_max ? q->batch_max : q->growth_max;
     goal = goal < v->quota / 8 ? goal : v->quota / 8 > 1 ? v->quota / 8 : 1;
   }
-  q->features |= NC_XF_ACTION(NC_X_PRODUCE) | NC_XF_ACTION(NC_X_DESTROY) |
-                 NC_XF_ACTION(NC_X_DROP_FACTORY) | NC_XF_THREADS;
+  q->features |= features;
   return goal;
 }

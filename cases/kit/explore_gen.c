@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "call_space.h"
 #include "explore_cover.h"
 #include "explore_seq.h"
 #include "dtype.h"
@@ -21,6 +20,8 @@ const char *const nc_x_class_names[NC_XK_CLASSES] = {"stored", "erased", "fresh"
 
 #define ERASED_RING 4096
 #define DEAD_RING 4096
+/* The weight of an action a directed view favours, against 1, 2 or 4. */
+#define FAVOURED 8
 /* Steps of one sequence at most, whatever its work goal. */
 #define MAX_STEPS 20000
 
@@ -241,6 +242,13 @@ static void note_dead(gen *g, int64_t k) { g->dead[g->ndead++ % DEAD_RING] = k; 
 
 /* ---- sizes ---------------------------------------------------------------- */
 
+/* Batch sizes where tables typically change paths: empty, one, a few,
+ * around a 64-bit mask word, both sides of common parallel thresholds
+ * (128, 1024), and one above 4096 that is no multiple of 64. */
+static const int64_t edge_batches[] = {0,   1,    5,    63,   64,   65,   127,
+                                       128, 129,  1023, 1024, 1025, 4096, 4133};
+#define EDGE_BATCHES (sizeof(edge_batches) / sizeof(*edge_batches))
+
 static int bit_length(int64_t v)
 {
   int b = 0;
@@ -260,7 +268,7 @@ static int64_t log_uniform(gen *g, int64_t lo, int64_t hi)
   return n < lo ? lo : n > hi ? hi : n;
 }
 
-/* A batch of at most hi keys: the call space's batch classes, a mask
+/* A batch of at most hi keys: the edge sizes above, a mask
  * word's edges (64 x 2^u keys and one either side), near the ceiling (the
  * paths a table takes only for its largest batches), else log-uniform. */
 static int64_t batch_size(gen *g, int64_t hi)
@@ -270,7 +278,7 @@ static int64_t batch_size(gen *g, int64_t hi)
   if (r < 3) {
     n = 0;
   } else if (r < 20) {
-    n = nc_space_batches[nc_splitmix(&g->s) % NC_SPACE_BATCHES];
+    n = edge_batches[nc_splitmix(&g->s) % EDGE_BATCHES];
   } else if (r < 35) {
     int words = bit_length(hi / 64 > 1 ? hi / 64 : 1);
     /* One draw per statement: the order of two in one expression is the
@@ -681,8 +689,11 @@ static void gen_start(gen *g, nc_x_seq *q, const nc_x_table_shape *sh, uint64_t 
   g->dense = nc_splitmix(&g->s) % 2;
   g->alive[0] = g->factory_alive = 1;
   g->counter_open[0] = 1;
-  for (int a = 0; a < NC_X_ACTIONS; a++)
+  for (int a = 0; a < NC_X_ACTIONS; a++) {
     g->emphasis[a] = q->even ? 1 : 1 << (nc_splitmix(&g->s) % 3);
+    if (q->favoured & NC_XF_ACTION(a)) /* after the draw: the stream stays the same */
+      g->emphasis[a] = FAVOURED;
+  }
   int64_t inv = sh->invalid_key;
   int64_t edges[10] = {0, -1, 1, -2, inv, inv + 1, inv - 1, INT64_MIN, INT64_MAX, 42};
   if (sh->key_size == 4) {

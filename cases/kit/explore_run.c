@@ -13,6 +13,7 @@
 #include "alloc.h"
 #include "common.h"
 #include "cuda.h"
+#include "dtype.h"
 #include "runner.h"
 #include "splitmix.h"
 #include "threads.h"
@@ -25,6 +26,9 @@
 
 /* The least time between two of a replay's beats. */
 #define BEAT_EVERY_S 0.1
+
+/* The most bytes of rows an oversized write sends. */
+#define OVERSIZE_BYTES (8 << 20)
 
 /* Calls of one action that may all fail before that is a failure. */
 #define NEVER_CALLS 4
@@ -221,8 +225,70 @@ static void reread_caps(world *w, slot *sl, const nc_x_step *st)
                  (int)now.device_id);
 }
 
+int nc_x_oversize_possible(const nc_table_caps *caps)
+{
+  return caps->location == NVE_BUFFER_LOCATION_HOST && caps->max_row_size <= NC_TK_ROW_MAX;
+}
+
+/* Before one write in eight of a sequence with NC_XF_OVERSIZE (drawn from
+ * the step alone), the same op and batch size with a value_size past
+ * max_row_size: a table may refuse it, and a refusal must leave a message
+ * on the thread (ERR-02, at any batch size: a large call may fail on
+ * another path than a small one). Its keys are drawn from the step alone
+ * (no key of the sequence, but by chance), so that the model stays exact
+ * for the sequence's keys; taken, their rows are unknown afterwards. */
+static void oversize_write(world *w, slot *sl, const nc_x_step *st)
+{
+  nc_tk *k = &sl->k;
+  if (!(w->q->features & NC_XF_OVERSIZE) || (w->toggles & NC_XT_PLAIN_CALLS) ||
+      (st->action != NC_X_INSERT && st->action != NC_X_UPDATE && st->action != NC_X_ACCUMULATE) ||
+      !nc_x_oversize_possible(&k->caps) ||
+      nc_mix64(w->q->seed ^ (st->tag * 0x94d049bb133111ebull)) % 8)
+    return;
+  int64_t size = k->caps.max_row_size + 1, width = nc_dtype_width(k->caps.dtype);
+  if (st->action == NC_X_ACCUMULATE) /* whole elements of the table's dtype, past the row */
+    size = width > 0 ? (k->caps.max_row_size / width + 1) * width : size;
+  int64_t stride = size + 7, most = OVERSIZE_BYTES / stride > 0 ? OVERSIZE_BYTES / stride : 1;
+  int64_t n = st->n < most ? st->n : most;
+  unsigned char *raw = malloc((size_t)(n > 0 ? n : 1) * 8);
+  unsigned char *rows = calloc((size_t)(n > 0 ? n : 1), (size_t)stride);
+  int64_t *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+  if (raw && rows && keys) {
+    uint64_t h = w->q->seed ^ (st->tag * 0xbf58476d1ce4e5b9ull);
+    for (int64_t i = 0; i < n; i++) {
+      uint64_t v = nc_splitmix(&h);
+      keys[i] = k->caps.key_size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+      if (keys[i] == k->caps.invalid_key)
+        keys[i] ^= 1;
+      memcpy(raw + i * k->caps.key_size, &keys[i], (size_t)k->caps.key_size);
+    }
+    nve_status_t s =
+        st->action == NC_X_UPDATE ? nc_call_update(&k->t, n, raw, stride, size, rows)
+        : st->action == NC_X_ACCUMULATE
+            ? nc_call_update_accumulate(&k->t, n, raw, stride, size, rows, k->caps.dtype)
+            : nc_call_insert(&k->t, n, raw, stride, size, rows);
+    w->stats.oversize[s == NVE_SUCCESS]++;
+    char msg[256] = "";
+    long len = s == NVE_SUCCESS ? 1 : nc_read_plugin_string(nc_call_table_last_error(&k->t), msg,
+                                                            sizeof(msg));
+    /* -2, a message longer than the bound, is ERR-02's own case's to judge. */
+    if (len == 0 || len == -1)
+      direct_failure(w, NC_RULE_ERR_02, "a message in last_error on the thread after a failed op",
+                     "%s of %lld keys with value_size %lld (max_row_size %lld) and stride %lld "
+                     "returned status %d and %s", nc_x_action_names[st->action], (long long)n,
+                     (long long)size, (long long)k->caps.max_row_size, (long long)stride, (int)s,
+                     len < 0 ? "an unreadable last_error" : "an empty last_error");
+    if (s == NVE_SUCCESS)
+      nc_oracle_forget(k->o, n, keys);
+  }
+  free(keys);
+  free(raw);
+  free(rows);
+}
+
 static void table_op_only(world *w, slot *sl, const nc_x_step *st)
 {
+  oversize_write(w, sl, st);
   nc_tk *k = &sl->k;
   const int64_t *keys = w->q->arena + st->first;
   int64_t stride = k->stride + (w->toggles & NC_XT_PLAIN_STRIDE ? 0 : st->stride_pad);

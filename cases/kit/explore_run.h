@@ -45,7 +45,13 @@ typedef struct nc_x_replay_stats {
   int64_t counter_most;   /* the most hits (or misses) one of them had to show */
   int64_t caps_reads;     /* capability re-reads between steps */
   int64_t decoys;         /* bootstrap calls made with a decoy device current */
+  int64_t oversize[2];    /* writes past max_row_size: refused, taken */
 } nc_x_replay_stats;
+
+/* Whether the runner sends this table writes past max_row_size (host
+ * tables whose rows past it fit the harness's buffers). */
+struct nc_table_caps;
+int nc_x_oversize_possible(const struct nc_table_caps *caps);
 
 /* Runs steps[0..count) (keys in q's arena) on fresh tables from a fresh
  * factory with the toggles; alone_slot: the slot NC_XT_ALONE keeps.

@@ -45,7 +45,10 @@ typedef enum {
 #define NC_XF_STRIDE (1u << 19)     /* strides wider than the row */
 #define NC_XF_DUPLICATES (1u << 20) /* a key twice in a batch */
 #define NC_XF_DTYPES (1u << 21)     /* accumulates in dtypes other than the table's */
-#define NC_XF_ALL 0x3fffffu
+/* Before one write in eight (drawn from the step alone), the same call
+ * with a value_size past max_row_size: a refusal must leave a message. */
+#define NC_XF_OVERSIZE (1u << 22)
+#define NC_XF_ALL 0x7fffffu
 
 /* Find outputs passed as NULL. */
 #define NC_X_NULL_MASK 1
@@ -77,6 +80,7 @@ typedef struct nc_x_seq {
   uint32_t features;
   uint64_t seed; /* its keys, rows and probes follow from it */
   int even;      /* every action at its base weight (else a swarm's emphasis) */
+  uint32_t favoured; /* actions a directed view weights up (NC_XF_ACTION bits) */
   int64_t depth_goal, batch_max;
   int64_t growth_max; /* the largest insert while the table grows to its goal */
   /* What generation reached: the deepest table (keys stored and not
@@ -102,6 +106,9 @@ typedef struct nc_x_table_shape {
   int64_t dtype_update_size[NVE_DTYPE_QUINT8_ROWWISE_F16 + 1];
   int64_t dtype_update_half[NVE_DTYPE_QUINT8_ROWWISE_F16 + 1];
   int64_t depth_max;      /* the deepest table worth growing (0: no bound of its own) */
+  int host;               /* the table's buffers are host memory */
+  int64_t max_row_size;
+  int oversize_possible;  /* the runner sends writes past max_row_size (explore_run.h) */
 } nc_x_table_shape;
 
 /* Generates sequence q (features, depth goal, batch ceilings set by the

@@ -23,9 +23,16 @@ typedef struct nc_x_view {
  * is share 1); 0, or
  * -1 when no table could be made (recorded). */
 int nc_x_view_start(nc_case *c, int share, nc_x_view *v);
-/* Plans sequence j of the view (seeds from salt, every lifecycle event
- * enabled) into q; returns its work goal, at most left. */
-int64_t nc_x_view_sequence(const nc_x_view *v, nc_x_seq *q, int j, uint64_t salt, int64_t left);
+/* Plans sequence j of the view (seeds from salt, features enabled on top
+ * of its draw) into q; returns its work goal, at most left. */
+int64_t nc_x_view_sequence(const nc_x_view *v, nc_x_seq *q, int j, uint64_t salt, int64_t left,
+                           uint32_t features);
+/* Replays q; on a disagreement, shrinks it, finds what it depends on and
+ * records the FAIL on the rule blamed (seqno names it in the report).
+ * 1 when it failed, 0 when it agreed, -1 when it could not run; st gets
+ * the replay's figures when it ran. */
+int nc_x_explore_sequence(nc_case *c, nc_x_seq *q, const nc_x_table_shape *shape, int seqno,
+                          double cap_at, nc_x_replay_stats *st);
 
 /* The rule a dependency (NC_XT_* toggles a failure needs) belongs to, own
  * for those of the op; *what names the dependency, or NULL for none. */

@@ -21,6 +21,10 @@
 #define LIF01_SALT 0x6c6966652d30310aull
 #define LIF02_SALT 0x6c6966652d30320aull
 #define VIEW_SHARE 4
+/* Every lifecycle event, on top of each sequence's draw. */
+#define LIFECYCLE_EVENTS                                                                       \
+  (NC_XF_ACTION(NC_X_PRODUCE) | NC_XF_ACTION(NC_X_DESTROY) | NC_XF_ACTION(NC_X_DROP_FACTORY) |  \
+   NC_XF_THREADS)
 /* Sequences a lifecycle view lets a failure of another rule cut short
  * before it stops. */
 #define CUT_SHORT_MAX 2
@@ -127,7 +131,7 @@ static void run_view(nc_case *c, uint64_t salt, view_one one, int replays, const
     nc_x_seq q;
     /* The same sequences at any seed: a view's verdict is the same in every
      * run (TBL-11's swarm is where the run's seed explores). */
-    int64_t goal = nc_x_view_sequence(&v, &q, j, salt, v.quota - spent);
+    int64_t goal = nc_x_view_sequence(&v, &q, j, salt, v.quota - spent, LIFECYCLE_EVENTS);
     uint64_t seed = q.seed;
     int rc = nc_x_generate(&q, &v.shape, seed, goal, NULL);
     if (rc != 0)
