@@ -3,7 +3,8 @@
  * doc/contract.md#table-semantics).
  * Each case drives a table through lib/oracle.h's model with cases/
  * table_kit.h and records every disagreement as evidence of its rule.
- * TBL-11 (seeded random sequences) lives in tbl_random.c. */
+ * After its targeted checks, each op's case runs the explorer's view of
+ * its op (nc_explore_directed); TBL-11 is the explorer's whole swarm. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -16,7 +17,6 @@
 #include "cases.h"
 #include "common.h"
 #include "dtype.h"
-#include "call_space.h"
 #include "calls.h"
 #include "runner.h"
 #include "sanitize.h"
@@ -37,14 +37,6 @@ static int64_t *keys_for(nc_tk *k, int64_t n)
   else
     nc_harness_error(k->c, "out of memory for %lld keys", (long long)n);
   return keys;
-}
-
-/* After a case's targeted checks: its op over the whole call space. */
-static void sweep(nc_tk *k, const nve_ext_table_factory_t *f, nc_space_op op)
-{
-  nc_space_coverage cov;
-  nc_space_sweep(k, f, op, &cov);
-  nc_space_report(k->c, op, &cov);
 }
 
 static void note_hits(nc_case *c, int64_t hits, int64_t asked)
@@ -98,9 +90,9 @@ void nc_case_TBL_02(nc_case *c)
     hits += nc_tk_find(&k, 2 * N, keys, NULL, NULL);
   }
   note_hits(c, hits, 2 * N);
-  sweep(&k, &f, NC_SPACE_INSERT);
   free(keys);
   nc_tk_close(&k, &f);
+  nc_explore_directed(c); /* then the op's calls, generated */
 }
 
 void nc_case_TBL_03(nc_case *c)
@@ -187,9 +179,9 @@ void nc_case_TBL_06(nc_case *c)
     hits = nc_tk_find(&k, N, keys, NULL, NULL);
   }
   note_hits(c, hits, N / 2);
-  sweep(&k, &f, NC_SPACE_UPDATE);
   free(keys);
   nc_tk_close(&k, &f);
+  nc_explore_directed(c); /* then the op's calls, generated */
 }
 
 /* One accumulate of updates of dtype into freshly stored keys (half of
@@ -297,10 +289,11 @@ void nc_case_TBL_07(nc_case *c)
     nc_note(c, "update_accumulate", "a failure, or the converted sums",
             "the table refused all %d dtypes it was sent, which a %s table may do: no sum was "
             "checked", sent, nc_dtype_name(k.caps.dtype));
-  if (keys && accepted)
-    sweep(&k, &f, NC_SPACE_ACCUMULATE);
+  int explore = keys && accepted;
   free(keys);
   nc_tk_close(&k, &f);
+  if (explore)
+    nc_explore_directed(c); /* then the op's calls, generated */
 }
 
 void nc_case_TBL_08(nc_case *c)
@@ -321,9 +314,9 @@ void nc_case_TBL_08(nc_case *c)
     hits += nc_tk_find(&k, N, keys, NULL, NULL);
   }
   note_hits(c, hits, N);
-  sweep(&k, &f, NC_SPACE_ERASE);
   free(keys);
   nc_tk_close(&k, &f);
+  nc_explore_directed(c); /* then the op's calls, generated */
 }
 
 /* The counter after a find: what it should have become, given the hits. */

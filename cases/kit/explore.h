@@ -38,5 +38,11 @@ void nc_explore_leaks(nc_case *c);
  * needs that rule's lifecycle event (the factory destroyed before the
  * table; another table alive, or one destroyed before). */
 void nc_explore_lifecycle(nc_case *c);
+/* The op's view for its case (TBL-02 insert, TBL-06 update, TBL-07
+ * update_accumulate, TBL-08 erase, rules.h's NC_SWEPT_OPS): the same
+ * generator with that op weighted up, writes past max_row_size among the
+ * calls, failures blamed as TBL-11's; records what it covered of the op's
+ * calls (the report's coverage section). */
+void nc_explore_directed(nc_case *c);
 
 #endif

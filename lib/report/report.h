@@ -17,8 +17,8 @@ typedef struct nc_evidence {
   char *observed;
 } nc_evidence;
 
-/* One class of one dimension of an op's call space, as the op's sweep
- * reported it (cases/kit/call_space.h). */
+/* One class of one dimension of an op's call space, as the op's view
+ * reported it (cases/kit/explore_directed.c). */
 typedef enum {
   NC_COVER_RAN = 0,
   NC_COVER_ELSEWHERE, /* another rule's case makes such calls (by) */
@@ -80,7 +80,7 @@ typedef struct nc_result {
   /* The one owner was proven by a control (nc_fail_proven): it fails with
    * this evidence even when it held in its own case. */
   int owner_proven;
-  /* The call space its case swept (empty for most rules). */
+  /* The call space its case explored (empty for most rules). */
   nc_cover_cell *cover;
   size_t ncover;
 } nc_result;

@@ -13,7 +13,7 @@
 #define NC_TAG_BLOCKED "BLOCKED"
 /* A class of an op's call space: op, dimension, class, state ("ran",
  * "elsewhere", "not run"), why it did not run here, the rule whose case
- * makes such calls instead (cases/kit/call_space.c). */
+ * makes such calls instead (cases/kit/explore_directed.c). */
 #define NC_TAG_COVER "COVER"
 
 /* Records a check. observed is a printf format. */
