@@ -218,7 +218,12 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
   /* A failure a few calls show is the op's own: its rule fails with the
    * evidence, wherever its own case looked. A longer history is the
    * sequence's (this rule's, unless the op's rule fails on its own). */
-  if (owner == NC_RULE_COUNT && sh->len <= SHORT_FAILURE && sh->fail.nowners == 1)
+  /* The counter's answer is a function of the finds since its reset: a
+   * long history is its input, not a sign of the sequence's state. */
+  int history_is_input = sh->fail.at >= 0 && (size_t)sh->fail.at < sh->len &&
+                         sh->steps[sh->fail.at].action == NC_X_COUNTER;
+  if (owner == NC_RULE_COUNT && (sh->len <= SHORT_FAILURE || history_is_input) &&
+      sh->fail.nowners == 1)
     owner = sh->fail.owners[0];
   if (sh->fail.direct)
     owner = sh->fail.owners[0];
