@@ -443,28 +443,42 @@ static int failed(const nc_result *res)
  * it failed on its own; when owner's own failures belong to yet another
  * rule, that rule's in turn (or owner's, when the chain ends in one that
  * holds). NULL when owner holds or is not selected. Reads the verdicts as
- * the cases left them (depth bounds a cycle). */
-static nc_result *charged(nc_report *r, const nc_rule_info *owner, int depth);
+ * the cases left them. path[0..depth) are the results the chain came
+ * through: where it comes back to one of them, the failures blame each
+ * other round a cycle (two views, each charging the other's op), and the
+ * first of the cycle in rule order is charged, so that every case of the
+ * cycle reads the same one root cause. */
+static nc_result *charged(nc_report *r, const nc_rule_info *owner, nc_result **path, int depth);
 
 /* The first of res's candidate owners that is charged. */
-static nc_result *charged_any(nc_report *r, const nc_result *res, int depth)
+static nc_result *charged_any(nc_report *r, nc_result *res, nc_result **path, int depth)
 {
+  if (depth > NC_RULE_COUNT)
+    return NULL;
+  path[depth] = res;
   for (int i = 0; i < res->nfailure_owners; i++) {
-    nc_result *o = charged(r, res->failure_owners[i], depth);
+    nc_result *o = charged(r, res->failure_owners[i], path, depth + 1);
     if (o)
       return o;
   }
   return NULL;
 }
 
-static nc_result *charged(nc_report *r, const nc_rule_info *owner, int depth)
+static nc_result *charged(nc_report *r, const nc_rule_info *owner, nc_result **path, int depth)
 {
   nc_result *o = result_of(r, owner);
-  if (!o || !failed(o) || depth > NC_RULE_COUNT)
+  if (!o || !failed(o))
     return NULL;
+  for (int k = 0; k < depth; k++)
+    if (path[k] == o) { /* a cycle: path[k..depth) */
+      nc_result *first = o;
+      for (int m = k; m < depth; m++)
+        first = strcmp(path[m]->rule->id, first->rule->id) < 0 ? path[m] : first;
+      return first;
+    }
   if (!o->nfailure_owners)
     return o;
-  nc_result *further = charged_any(r, o, depth + 1);
+  nc_result *further = charged_any(r, o, path, depth);
   return further ? further : o;
 }
 
@@ -495,6 +509,7 @@ static nc_result *take_proven(nc_report *r, const nc_result *res)
 void nc_attribute_blocks(nc_report *r)
 {
   nc_result **to = calloc(r->nresults ? r->nresults : 1, sizeof(*to));
+  nc_result *path[NC_RULE_COUNT + 1];
   if (!to)
     return;
   /* A defect a control proved to be a rule's that held in its own case:
@@ -504,14 +519,14 @@ void nc_attribute_blocks(nc_report *r)
   for (size_t i = 0; i < r->nresults; i++) {
     nc_result *res = &r->results[i];
     if (res->owner_proven && res->nfailure_owners == 1 && failed(res)) {
-      to[i] = charged_any(r, res, 0);
+      to[i] = charged_any(r, res, path, 0);
       if (!to[i])
         to[i] = take_proven(r, res);
     }
   }
   for (size_t i = 0; i < r->nresults; i++)
     if (!to[i] && r->results[i].nfailure_owners && failed(&r->results[i]))
-      to[i] = charged_any(r, &r->results[i], 0);
+      to[i] = charged_any(r, &r->results[i], path, 0);
   for (size_t i = 0; i < r->nresults; i++) {
     nc_result *res = &r->results[i], *o = to[i];
     if (!o || o == res)

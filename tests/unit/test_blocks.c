@@ -160,6 +160,36 @@ static void test_owned_failure_becomes_a_block(void **state)
   nc_report_free(r);
 }
 
+/* Two views, each proving the other's op at fault (a stale read another
+ * thread's write shows: TBL-02's view blames the accumulate, TBL-07's the
+ * insert), and a third charged to one of them: one root cause, the first
+ * of the cycle by ID, fails; the others are blocked by it (before, each
+ * was blocked by the other and both read "inconclusive"). */
+static void test_cycle_of_blame_is_one_failure(void **state)
+{
+  (void)state;
+  const nc_rule rules[] = {NC_RULE_TBL_02, NC_RULE_TBL_07, NC_RULE_TBL_08};
+  const nc_rule owner[] = {NC_RULE_TBL_07, NC_RULE_TBL_02, NC_RULE_TBL_07};
+  const nc_verdict v[] = {NC_VERDICT_FAIL, NC_VERDICT_FAIL, NC_VERDICT_FAIL};
+  nc_report *r = report_of(rules, v, 3);
+  for (size_t i = 0; i < 3; i++) {
+    nc_result *res = &r->results[i];
+    nc_result_add_evidence(res, NC_LEVEL_FAIL, "find (key 7)", "row 7 as stored", "stale");
+    res->failure_owners[0] = rule(owner[i]);
+    res->nfailure_owners = 1;
+    res->owner_proven = 1;
+  }
+  nc_attribute_blocks(r);
+  nc_settle_unowned_blocks(r);
+  assert_int_equal(r->results[0].verdict, NC_VERDICT_FAIL);
+  for (size_t i = 1; i < 3; i++) {
+    assert_int_equal(r->results[i].verdict, NC_VERDICT_SKIP);
+    assert_int_equal(r->results[i].skip, NC_SKIP_BLOCKED);
+    assert_ptr_equal(r->results[i].blocked_by, rule(NC_RULE_TBL_02));
+  }
+  nc_report_free(r);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -169,6 +199,7 @@ int main(void)
       cmocka_unit_test(test_block_nobody_owns_is_an_error),
       cmocka_unit_test(test_reason_text_decides_nothing),
       cmocka_unit_test(test_owned_failure_becomes_a_block),
+      cmocka_unit_test(test_cycle_of_blame_is_one_failure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
