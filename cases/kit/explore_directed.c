@@ -32,19 +32,19 @@ typedef struct directed {
   int64_t oversize[2], other_dtype[2], steps, sequences, deepest, largest;
 } directed;
 
-/* The op whose swept name is rule's; -1 when the rule sweeps none. */
+/* The action whose view rule's case runs (rules.h's NC_SWEPT_OPS); -1
+ * when the rule runs none. */
 static int op_of(nc_rule rule, const char **name)
 {
-  for (size_t i = 0; i < nc_swept_op_count; i++) {
-    if (nc_swept_ops[i].rule != rule)
-      continue;
-    for (int a = 0; a < NC_X_ACTIONS; a++)
-      if (strcmp(nc_x_action_names[a], nc_swept_ops[i].name) == 0) {
-        *name = nc_swept_ops[i].name;
-        return a;
-      }
+  switch (rule) {
+#define NC_SWEPT_CASE(op, action, fam, num) \
+  case NC_RULE_##fam##_##num:               \
+    *name = op;                             \
+    return NC_X_##action;
+    NC_SWEPT_OPS(NC_SWEPT_CASE)
+#undef NC_SWEPT_CASE
+  default: return -1;
   }
-  return -1;
 }
 
 static void add(directed *d, const nc_x_seq *q, const nc_x_replay_stats *st)

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "cuda.h"
 #include "dtype.h"
+#include "guarded.h"
 #include "runner.h"
 #include "splitmix.h"
 #include "threads.h"
@@ -250,23 +251,28 @@ static void oversize_write(world *w, slot *sl, const nc_x_step *st)
     size = width > 0 ? (k->caps.max_row_size / width + 1) * width : size;
   int64_t stride = size + 7, most = OVERSIZE_BYTES / stride > 0 ? OVERSIZE_BYTES / stride : 1;
   int64_t n = st->n < most ? st->n : most;
-  unsigned char *raw = malloc((size_t)(n > 0 ? n : 1) * 8);
-  unsigned char *rows = calloc((size_t)(n > 0 ? n : 1), (size_t)stride);
+  /* Mapped buffers come from the guarded pool (mapping fresh pages on
+   * every such write is most of its cost); their bytes are left as they
+   * come, as the keys' rows are forgotten whatever the call does. */
+  nc_guarded raw = {.slot = -1}, rows = {.slot = -1};
   int64_t *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-  if (raw && rows && keys) {
+  unsigned flags = NC_GUARDED_UNZEROED | NC_GUARDED_NO_CANARIES;
+  if (keys && nc_guarded_alloc_with(&raw, "oversized write keys", (size_t)n * 8, flags) == 0 &&
+      nc_guarded_alloc_with(&rows, "oversized write values", (size_t)(n * stride), flags) == 0) {
     uint64_t h = w->q->seed ^ (st->tag * 0xbf58476d1ce4e5b9ull);
     for (int64_t i = 0; i < n; i++) {
       uint64_t v = nc_splitmix(&h);
       keys[i] = k->caps.key_size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
       if (keys[i] == k->caps.invalid_key)
         keys[i] ^= 1;
-      memcpy(raw + i * k->caps.key_size, &keys[i], (size_t)k->caps.key_size);
+      memcpy(raw.data + i * k->caps.key_size, &keys[i], (size_t)k->caps.key_size);
     }
     nve_status_t s =
-        st->action == NC_X_UPDATE ? nc_call_update(&k->t, n, raw, stride, size, rows)
+        st->action == NC_X_UPDATE ? nc_call_update(&k->t, n, raw.data, stride, size, rows.data)
         : st->action == NC_X_ACCUMULATE
-            ? nc_call_update_accumulate(&k->t, n, raw, stride, size, rows, k->caps.dtype)
-            : nc_call_insert(&k->t, n, raw, stride, size, rows);
+            ? nc_call_update_accumulate(&k->t, n, raw.data, stride, size, rows.data,
+                                        k->caps.dtype)
+            : nc_call_insert(&k->t, n, raw.data, stride, size, rows.data);
     w->stats.oversize[s == NVE_SUCCESS]++;
     char msg[256] = "";
     long len = s == NVE_SUCCESS ? 1 : nc_read_plugin_string(nc_call_table_last_error(&k->t), msg,
@@ -282,8 +288,8 @@ static void oversize_write(world *w, slot *sl, const nc_x_step *st)
       nc_oracle_forget(k->o, n, keys);
   }
   free(keys);
-  free(raw);
-  free(rows);
+  nc_guarded_free(&raw);
+  nc_guarded_free(&rows);
 }
 
 static void table_op_only(world *w, slot *sl, const nc_x_step *st)

@@ -53,7 +53,7 @@ const nc_rule_info *nc_rule_find(const char *id)
   return r < 0 ? NULL : &nc_rule_defs[r].info;
 }
 
-#define NC_SWEPT_ROW(name, fam, num) {name, NC_RULE_##fam##_##num},
+#define NC_SWEPT_ROW(name, action, fam, num) {name, NC_RULE_##fam##_##num},
 const nc_swept_op nc_swept_ops[] = {NC_SWEPT_OPS(NC_SWEPT_ROW)};
 #undef NC_SWEPT_ROW
 const size_t nc_swept_op_count = sizeof(nc_swept_ops) / sizeof(nc_swept_ops[0]);

@@ -78,12 +78,13 @@ extern const size_t nc_family_count;
   X(TBL, 11) X(TBL, 07) X(SVC, 07) X(TBL, 06) X(TBL, 02) X(TBL, 08) X(ERR, 06) X(TBL, 12) \
   X(LIF, 02) X(LIF, 03)
 
-/* The table ops the explorer's directed views cover, named as its
- * actions (cases/kit/explore_seq.h), each with the rule whose case runs
- * that view (cases/kit/explore_directed.c): the coverage section lists
- * every one, run or not. */
-#define NC_SWEPT_OPS(X) \
-  X("insert", TBL, 02) X("update", TBL, 06) X("update_accumulate", TBL, 07) X("erase", TBL, 08)
+/* The table ops the explorer's directed views cover: each op's name and
+ * its action (NC_X_<action>, cases/kit/explore_seq.h), with the rule whose
+ * case runs that view (cases/kit/explore_directed.c): the coverage section
+ * lists every one, run or not. */
+#define NC_SWEPT_OPS(X)                                                                          \
+  X("insert", INSERT, TBL, 02) X("update", UPDATE, TBL, 06)                                      \
+  X("update_accumulate", ACCUMULATE, TBL, 07) X("erase", ERASE, TBL, 08)
 typedef struct nc_swept_op {
   const char *name;
   nc_rule rule;
