@@ -14,6 +14,7 @@
 #include "cases.h"
 #include "common.h"
 #include "explore.h"
+#include "explore_fresh.h"
 #include "loader.h"
 #include "pool.h"
 #include "runner.h"
@@ -40,6 +41,7 @@ static void exercise(nc_tk *k, uint64_t tag)
 
 void nc_case_LIF_01(nc_case *c)
 {
+  nc_x_fresh_start(c); /* before the case's first table */
   nve_ext_table_factory_t f;
   nve_ext_table_t t;
   if (nc_open_table(c, &f, &t) != 0)
@@ -100,6 +102,7 @@ static void independent(nc_tk *a, nc_tk *b, int64_t n)
 
 void nc_case_LIF_02(nc_case *c)
 {
+  nc_x_fresh_start(c); /* before the case's first table */
   nve_ext_table_factory_t f1, f2;
   nc_tk a, b;
   if (nc_tk_open(&a, &f1, c) != 0)

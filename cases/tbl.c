@@ -21,6 +21,7 @@
 #include "runner.h"
 #include "sanitize.h"
 #include "explore.h"
+#include "explore_fresh.h"
 #include "table_kit.h"
 #include "trace.h"
 
@@ -70,6 +71,7 @@ void nc_case_TBL_01(nc_case *c)
 
 void nc_case_TBL_02(nc_case *c)
 {
+  nc_x_fresh_start(c); /* before the case's first table */
   nve_ext_table_factory_t f;
   nc_tk k;
   if (nc_tk_open(&k, &f, c) != 0)
@@ -167,6 +169,7 @@ void nc_case_TBL_05(nc_case *c)
 
 void nc_case_TBL_06(nc_case *c)
 {
+  nc_x_fresh_start(c); /* before the case's first table */
   nve_ext_table_factory_t f;
   nc_tk k;
   if (nc_tk_open(&k, &f, c) != 0)
@@ -209,6 +212,7 @@ static int accumulate_round(nc_tk *k, const int64_t *keys, int64_t n, int dtype,
 
 void nc_case_TBL_07(nc_case *c)
 {
+  nc_x_fresh_start(c); /* before the case's first table */
   nve_ext_table_factory_t f;
   nc_tk k;
   if (nc_tk_open(&k, &f, c) != 0)
@@ -298,6 +302,7 @@ void nc_case_TBL_07(nc_case *c)
 
 void nc_case_TBL_08(nc_case *c)
 {
+  nc_x_fresh_start(c); /* before the case's first table */
   nve_ext_table_factory_t f;
   nc_tk k;
   if (nc_tk_open(&k, &f, c) != 0)
@@ -527,4 +532,8 @@ void nc_case_TBL_12(nc_case *c)
 }
 
 /* TBL-11: the explorer (cases/kit/explore.h), at the run's effort. */
-void nc_case_TBL_11(nc_case *c) { nc_explore(c); }
+void nc_case_TBL_11(nc_case *c)
+{
+  nc_x_fresh_start(c);
+  nc_explore(c);
+}

@@ -161,6 +161,8 @@ nc_rule nc_x_dependency_rule(unsigned depends, nc_rule own, const char **what)
     nc_rule rule;
     const char *what;
   } order[] = {
+      {NC_XD_EARLIER_TABLES, NC_RULE_LIF_02,
+       "tables the case's process made and destroyed before this sequence"},
       {NC_XT_KEEP_FACTORY, NC_RULE_LIF_01, "the factory destroyed before the table"},
       {NC_XT_ALONE, NC_RULE_LIF_02, "another table alive at the same time"},
       {NC_XT_KEEP_TABLES, NC_RULE_LIF_02, "a table destroyed before this one was produced"},
@@ -248,7 +250,11 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
   char name[64];
   nc_rule blamed = owner != NC_RULE_COUNT ? owner
                  : sh->fail.nowners ? sh->fail.owners[0] : c->rule;
-  if (sh->fail.direct)
+  if (sh->depends & NC_XD_EARLIER_TABLES)
+    nc_note(c, "C reproducer", "a program that fails while the defect persists",
+            "none: these steps fail only after tables the case made before them, and a "
+            "reproducer runs them in a process of its own, where they agree");
+  else if (sh->fail.direct)
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "none: the reproducer checks the tables' answers against the model, not this "
             "rule's own check (a decoy CUDA device needs a runtime it does not load); the "

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "explore_fresh.h"
 #include "runner.h"
 
 /* Replays a shrink may make. */
@@ -20,11 +21,22 @@ typedef struct shrinker {
   nc_x_step *trial;
   unsigned view; /* toggles of every replay (a view's) */
   double deadline;
+  int fresh;      /* replays in a fresh process each (explore_fresh.h) */
+  int replays_before; /* spent before this round of shrinking */
 } shrinker;
+
+/* One replay, here or in a fresh process; 0, or -1 when it did not run. */
+static int replay(shrinker *sh, const nc_x_step *steps, size_t n, unsigned toggles, int alone,
+                  nc_x_failure *f)
+{
+  sh->out->replays++;
+  return sh->fresh ? nc_x_fresh_replay(sh->q, steps, n, toggles, alone, sh->deadline, f)
+                   : nc_x_replay(sh->c, sh->q, steps, n, toggles, alone, f, NULL);
+}
 
 static int more(shrinker *sh)
 {
-  if (sh->out->replays >= SHRINK_REPLAYS)
+  if (sh->out->replays - sh->replays_before >= SHRINK_REPLAYS)
     return 0;
   if (nc_now() >= sh->deadline)
     sh->out->timed_out = 1;
@@ -38,9 +50,7 @@ static int try_trial(shrinker *sh, size_t n)
   nc_x_failure f;
   if (n == 0)
     return 0;
-  sh->out->replays++;
-  if (nc_x_replay(sh->c, sh->q, sh->trial, n, sh->view, 0, &f, NULL) != 0 || f.at >= (long)n ||
-      f.counted)
+  if (replay(sh, sh->trial, n, sh->view, 0, &f) != 0 || f.at >= (long)n || f.counted)
     return 0; /* a count of failed calls is not the failure being shrunk */
   sh->out->len = (size_t)f.at + 1;
   memcpy(sh->out->steps, sh->trial, sh->out->len * sizeof(nc_x_step));
@@ -143,12 +153,35 @@ static void find_dependencies(shrinker *sh)
     if (!(used & t))
       continue;
     nc_x_failure f;
-    o->replays++;
-    if (nc_x_replay(sh->c, sh->q, o->steps, o->len, t | sh->view, o->steps[o->len - 1].slot, &f,
-                    NULL) == 0 &&
+    if (replay(sh, o->steps, o->len, t | sh->view, o->steps[o->len - 1].slot, &f) == 0 &&
         f.at == (long)o->len)
       o->depends |= t;
   }
+}
+
+static void shrink_round(shrinker *sh)
+{
+  sh->replays_before = sh->out->replays;
+  drop_kinds(sh);
+  drop_chunks(sh);
+  simplify_steps(sh);
+  find_dependencies(sh);
+}
+
+/* Whether the shortest sequence agrees in a process that made no table
+ * before it: twice, so that a defect that shows only now and then is not
+ * taken for one that needs earlier tables. */
+static int agrees_fresh(shrinker *sh)
+{
+  nc_x_shrunk *o = sh->out;
+  for (int i = 0; i < 2; i++) {
+    nc_x_failure f;
+    o->replays++;
+    if (nc_x_fresh_replay(sh->q, o->steps, o->len, sh->view, 0, sh->deadline, &f) != 0 ||
+        f.at < (long)o->len)
+      return 0;
+  }
+  return 1;
 }
 
 int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t len,
@@ -166,11 +199,30 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
   memcpy(out->steps, steps, len * sizeof(nc_x_step));
   out->len = len;
   out->fail = *fail;
-  shrinker sh = {c, q, out, trial, view, deadline};
-  drop_kinds(&sh);
-  drop_chunks(&sh);
-  simplify_steps(&sh);
-  find_dependencies(&sh);
+  shrinker sh = {c, q, out, trial, view, deadline, 0, 0};
+  shrink_round(&sh);
+  /* Replays here start after every table the case made before: a shortest
+   * sequence that agrees where none was made needs them. When the whole
+   * sequence fails there too, it is shrunk again there, so that its steps
+   * fail on their own (and a reproducer of them does); else the failure
+   * needs the tables of earlier sequences. A leak and a rule's own check
+   * are judged here only. */
+  if (!(view & NC_XT_LEAKS) && !out->fail.direct && !out->fail.counted &&
+      nc_x_fresh_available() && agrees_fresh(&sh)) {
+    nc_x_failure f;
+    out->replays++;
+    if (nc_x_fresh_replay(q, steps, len, view, 0, deadline, &f) == 0 && f.at < (long)len &&
+        !f.counted) {
+      out->len = (size_t)f.at + 1;
+      memcpy(out->steps, steps, out->len * sizeof(nc_x_step));
+      out->fail = f;
+      out->depends = 0;
+      sh.fresh = 1;
+      shrink_round(&sh);
+    } else {
+      out->depends |= NC_XD_EARLIER_TABLES;
+    }
+  }
   free(trial);
   return 0;
 }

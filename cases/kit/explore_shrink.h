@@ -15,6 +15,11 @@ typedef struct nc_x_shrunk {
   unsigned depends;  /* NC_XT_* toggles under which it agrees: what it needs */
 } nc_x_shrunk;
 
+/* In depends, not a toggle: the sequence agrees in a process that made no
+ * table before it (explore_fresh.h), so its failure needs the tables the
+ * case's process made and destroyed earlier. */
+#define NC_XD_EARLIER_TABLES 512u
+
 /* Shrinks steps[0..len) (which fail with fail): steps of a kind, then
  * chunks, then each step's batch and call shape; then replays it with each
  * feature it uses switched off. view: toggles for every replay (0,
