@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explore_run.h"
 #include "repro_out.h"
 #include "strbuf.h"
 
@@ -43,22 +44,39 @@ static void c_string(nc_strbuf *b, const char *text)
   nc_strbuf_puts(b, "\"");
 }
 
+/* The keys of step s in the order the reproducer lists them: its own,
+ * then those its probe reads back (nc_x_probe_keys); *nprobe of those.
+ * Returns how many in all (out holds s->n + NC_X_PROBE_MAX). */
+static size_t step_keys(const nc_x_seq *q, const nc_x_step *s, const nc_x_table_shape *sh,
+                        int64_t *out, int64_t *nprobe)
+{
+  size_t n = takes_keys(s->action) ? (size_t)s->n : 0;
+  memcpy(out, q->arena + s->first, n * sizeof(int64_t));
+  *nprobe = nc_x_probes(s->action) ? nc_x_probe_keys(q, s, sh->stride, out + n) : 0;
+  return n + (size_t)*nprobe;
+}
+
+static size_t step_keys_most(const nc_x_step *s)
+{
+  return (takes_keys(s->action) ? (size_t)s->n : 0) + NC_X_PROBE_MAX;
+}
+
 /* The keys the steps use, sorted and unique; *count of them. */
 static int64_t *distinct_keys(const nc_x_seq *q, const nc_x_step *steps, size_t len,
-                              size_t *count)
+                              const nc_x_table_shape *sh, size_t *count)
 {
   size_t total = 0;
   for (size_t i = 0; i < len; i++)
-    total += takes_keys(steps[i].action) ? (size_t)steps[i].n : 0;
+    total += step_keys_most(&steps[i]);
   int64_t *all = malloc((total ? total : 1) * sizeof(int64_t));
   if (!all)
     return NULL;
   size_t at = 0;
-  for (size_t i = 0; i < len; i++)
-    if (takes_keys(steps[i].action)) {
-      memcpy(all + at, q->arena + steps[i].first, (size_t)steps[i].n * sizeof(int64_t));
-      at += (size_t)steps[i].n;
-    }
+  for (size_t i = 0; i < len; i++) {
+    int64_t nprobe;
+    at += step_keys(q, &steps[i], sh, all + at, &nprobe);
+  }
+  total = at;
   qsort(all, total, sizeof(int64_t), by_value);
   size_t n = 0;
   for (size_t i = 0; i < total; i++)
@@ -103,20 +121,33 @@ static void emit_keys(nc_strbuf *b, const int64_t *keys, size_t n)
   nc_strbuf_printf(b, "%s};\nstatic const size_t repro_ndistinct = %zu;\n", n ? "" : "0", n);
 }
 
-/* The steps, and the index of every key of theirs in the distinct keys. */
-static void emit_steps(nc_strbuf *b, const nc_x_seq *q, const nc_x_step *steps, size_t len,
-                       const int64_t *keys, size_t nkeys)
+/* The steps, and the index of every key of theirs (their own, then their
+ * probe's) in the distinct keys. 0, or -1 when out of memory. */
+static int emit_steps(nc_strbuf *b, const nc_x_seq *q, const nc_x_step *steps, size_t len,
+                      const nc_x_table_shape *sh, const int64_t *keys, size_t nkeys)
 {
+  size_t most = 0;
+  for (size_t i = 0; i < len; i++)
+    most = step_keys_most(&steps[i]) > most ? step_keys_most(&steps[i]) : most;
+  int64_t *mine = malloc(most * sizeof(int64_t));
+  int64_t *nprobe = malloc((len ? len : 1) * sizeof(int64_t));
+  if (!mine || !nprobe) {
+    free(mine);
+    free(nprobe);
+    return -1;
+  }
   nc_strbuf_puts(b, "static const uint32_t repro_keys[] = {");
   size_t at = 0;
-  for (size_t i = 0; i < len; i++)
-    for (int64_t j = 0; takes_keys(steps[i].action) && j < steps[i].n; j++) {
-      const int64_t *k = bsearch(&q->arena[steps[i].first + j], keys, nkeys, sizeof(int64_t),
-                                 by_value);
+  for (size_t i = 0; i < len; i++) {
+    size_t n = step_keys(q, &steps[i], sh, mine, &nprobe[i]);
+    for (size_t j = 0; j < n; j++) {
+      const int64_t *k = bsearch(&mine[j], keys, nkeys, sizeof(int64_t), by_value);
       nc_strbuf_printf(b, "%s%zu", !at ? "\n  " : at % 16 ? ", " : ",\n  ",
                        k ? (size_t)(k - keys) : 0);
       at++;
     }
+  }
+  free(mine);
   nc_strbuf_printf(b, "%s};\nstatic const struct repro_step repro_steps[] = {\n", at ? "" : "0");
   static const char *const names[NC_X_ACTIONS] = {"FIND",    "INSERT",  "UPDATE", "ACCUMULATE",
                                                   "ERASE",   "CLEAR",   "COUNTER", "PRODUCE",
@@ -125,13 +156,15 @@ static void emit_steps(nc_strbuf *b, const nc_x_seq *q, const nc_x_step *steps, 
   for (size_t i = 0; i < len; i++) {
     const nc_x_step *s = &steps[i];
     int64_t n = takes_keys(s->action) ? s->n : 0;
-    nc_strbuf_printf(b, "  {%s, %d, %d, %d, %d, %d, %d, %lld, %zu, %lld, %lld, %lluull},\n",
+    nc_strbuf_printf(b, "  {%s, %d, %d, %d, %d, %d, %d, %lld, %zu, %lld, %lld, %lluull, %lld},\n",
                      names[s->action], s->slot, s->thread, s->nulls, s->read, s->resolved_every,
                      (int)s->dtype, (long long)n, at, (long long)s->stride_pad, (long long)s->size,
-                     (unsigned long long)s->tag);
-    at += (size_t)n;
+                     (unsigned long long)s->tag, (long long)nprobe[i]);
+    at += (size_t)(n + nprobe[i]);
   }
   nc_strbuf_printf(b, "};\nstatic const size_t repro_nsteps = %zu;\n", len);
+  free(nprobe);
+  return 0;
 }
 
 int nc_x_write_repro(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t len,
@@ -141,7 +174,7 @@ int nc_x_write_repro(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size
   if (!c->cfg->repro || !c->cfg->cache_dir[0] || !c->cfg->cache_secret[0])
     return -1;
   size_t nkeys = 0;
-  int64_t *keys = distinct_keys(q, steps, len, &nkeys);
+  int64_t *keys = distinct_keys(q, steps, len, sh, &nkeys);
   if (!keys || nkeys > REPRO_KEYS_MAX) {
     free(keys);
     return -1;
@@ -153,7 +186,8 @@ int nc_x_write_repro(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size
   nc_strbuf_printf(&b, "%.*s", (int)(mark - runtime), runtime);
   emit_header(&b, c, sh);
   emit_keys(&b, keys, nkeys);
-  emit_steps(&b, q, steps, len, keys, nkeys);
+  if (emit_steps(&b, q, steps, len, sh, keys, nkeys) != 0)
+    b.failed = 1;
   nc_strbuf_puts(&b, mark + strlen("/* @DATA@ */"));
   free(keys);
   snprintf(name, namelen, "repro-%s.c", nc_rule_defs[owner].info.id);

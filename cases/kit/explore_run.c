@@ -103,19 +103,33 @@ static void count_find(slot *sl, int64_t n, int64_t hits, int64_t resolved)
   sl->counter_hi += counted + resolved;
 }
 
+int nc_x_probes(int action)
+{
+  return action == NC_X_INSERT || action == NC_X_UPDATE || action == NC_X_ACCUMULATE ||
+         action == NC_X_ERASE || action == NC_X_CLEAR;
+}
+
+int64_t nc_x_probe_keys(const nc_x_seq *q, const nc_x_step *st, int64_t stride, int64_t *out)
+{
+  int64_t fit = NC_TK_BUFFER_BYTES / (stride + 16); /* nc_tk_batch's bound */
+  int64_t room = (fit < 1 ? 1 : fit < NC_X_PROBE_MAX ? fit : NC_X_PROBE_MAX) - NC_X_PROBE_EXTRA;
+  int64_t n = st->n < room ? st->n : room;
+  if (n < 0)
+    n = 0;
+  memcpy(out, q->arena + st->first, (size_t)n * sizeof(int64_t));
+  /* The extra keys follow from the step alone, so that a replay without
+   * some other step probes this one the same way. */
+  uint64_t rng = q->seed ^ (st->tag * 0x9e3779b97f4a7c15ull);
+  for (int j = 0; j < NC_X_PROBE_EXTRA && q->arena_len; j++)
+    out[n++] = q->arena[nc_splitmix(&rng) % q->arena_len];
+  return n;
+}
+
 /* After a modifying op: read back its keys and a few others. */
 static void probe(world *w, slot *sl, const nc_x_step *st)
 {
-  /* The extra keys follow from the step alone, so that a replay without
-   * some other step probes this one the same way. */
-  uint64_t rng = w->q->seed ^ (st->tag * 0x9e3779b97f4a7c15ull);
-  int64_t keys[256 + 16];
-  int64_t room = nc_tk_batch(&sl->k, 256 + 16) - 16, n = st->n < room ? st->n : room;
-  if (n < 0)
-    n = 0;
-  memcpy(keys, w->q->arena + st->first, (size_t)n * sizeof(int64_t));
-  for (int j = 0; j < 16 && w->q->arena_len; j++)
-    keys[n++] = w->q->arena[nc_splitmix(&rng) % w->q->arena_len];
+  int64_t keys[NC_X_PROBE_MAX];
+  int64_t n = nc_x_probe_keys(w->q, st, sl->k.stride, keys);
   count_find(sl, n, nc_tk_find(&sl->k, n, keys, NULL, NULL), 0);
 }
 

@@ -53,6 +53,16 @@ typedef struct nc_x_replay_stats {
 struct nc_table_caps;
 int nc_x_oversize_possible(const struct nc_table_caps *caps);
 
+/* Whether a step of action reads back what it changed (a probe). */
+int nc_x_probes(int action);
+/* The keys of that probe: the step's own first keys, as many as fit a call
+ * of rows of stride bytes beside the extra ones, then NC_X_PROBE_EXTRA of
+ * the sequence's keys drawn from the step alone. out holds NC_X_PROBE_MAX;
+ * returns how many. The C reproducer reads back the same keys. */
+#define NC_X_PROBE_MAX (256 + 16)
+#define NC_X_PROBE_EXTRA 16
+int64_t nc_x_probe_keys(const nc_x_seq *q, const nc_x_step *st, int64_t stride, int64_t *out);
+
 /* Runs steps[0..count) (keys in q's arena) on fresh tables from a fresh
  * factory with the toggles; alone_slot: the slot NC_XT_ALONE keeps.
  * Returns 0 when the sequence ran (fail->at says where it disagreed), -1

@@ -33,6 +33,7 @@ struct repro_step {
   int action, table, thread, nulls, read, resolved_every, dtype;
   int64_t n, first, pad, size; /* keys: repro_keys[first .. first + n) */
   uint64_t tag;
+  int64_t probe_n; /* its read-back's keys: the probe_n after its own */
 };
 
 /* @DATA@ */
@@ -307,6 +308,14 @@ static void check_hit(struct table *t, const struct repro_step *s, int64_t i, in
            (long long)sizes[i]);
 }
 
+/* What byte at of a find's values holds before the call: unlike the same
+ * byte of the slots beside it, so that a row copied from one slot into
+ * another shows. */
+static unsigned char fill_at(int64_t at)
+{
+  return (unsigned char)(PATTERN ^ (at * 151) ^ (at >> 7));
+}
+
 static int64_t find_op(struct table *t, const struct repro_step *s, int nulls, int every)
 {
   int64_t stride = repro_stride + s->pad, words = (s->n + 63) / 64, hits = 0;
@@ -316,7 +325,8 @@ static int64_t find_op(struct table *t, const struct repro_step *s, int nulls, i
   int64_t *sizes = malloc((size_t)(s->n ? s->n : 1) * 8);
   if (!mask || !values || !sizes)
     exit(2);
-  memset(values, PATTERN, (size_t)(s->n * stride + 64));
+  for (int64_t at = 0; at < s->n * stride + 64; at++)
+    values[at] = fill_at(at);
   memset(sizes, PATTERN, (size_t)(s->n ? s->n : 1) * 8);
   for (int64_t i = 0; every && i < s->n; i += every)
     mask[i / 64] |= 1ull << (i % 64);
@@ -328,7 +338,7 @@ static int64_t find_op(struct table *t, const struct repro_step *s, int nulls, i
   if (st != NVE_SUCCESS)
     defect("find: status %d for a valid call (n=%lld)", (int)st, (long long)s->n);
   for (int64_t b = 0; b < 64; b++)
-    if (values[s->n * stride + b] != PATTERN)
+    if (values[s->n * stride + b] != fill_at(s->n * stride + b))
       defect("find: byte %lld past the last value slot (n=%lld) was written", (long long)b,
              (long long)s->n);
   if (!(nulls & NULL_MASK) && s->n % 64 && mask[s->n / 64] >> (s->n % 64))
@@ -338,7 +348,7 @@ static int64_t find_op(struct table *t, const struct repro_step *s, int nulls, i
     int resolved = every && i % every == 0;
     if (resolved) {
       for (int64_t b = 0; b < stride && !(nulls & NULL_VALUES); b++)
-        if (slot[b] != PATTERN)
+        if (slot[b] != fill_at(i * stride + b))
           defect("find: the slot of index %lld, resolved on entry, was written (byte %lld)",
                  (long long)i, (long long)b);
       if (!(nulls & NULL_MASK) && !bit(mask, i))
@@ -353,7 +363,7 @@ static int64_t find_op(struct table *t, const struct repro_step *s, int nulls, i
     else
       continue;
     for (int64_t b = repro_row; hit && b < stride && !(nulls & NULL_VALUES); b++)
-      if (slot[b] != PATTERN)
+      if (slot[b] != fill_at(i * stride + b))
         defect("find: byte %lld of slot %lld, between the row and the stride, was written",
                (long long)b, (long long)i);
     check_hit(t, s, i, hit, nulls & NULL_VALUES ? NULL : slot, nulls & NULL_SIZES ? NULL : sizes);
@@ -437,7 +447,8 @@ static void table_step(struct table *t, const struct repro_step *s)
   }
   struct repro_step probe = *s; /* read back what the op changed, as nve-conform did */
   probe.action = FIND;
-  probe.n = s->n < 256 ? s->n : 256;
+  probe.first = s->first + s->n;
+  probe.n = s->probe_n;
   probe.pad = 0;
   find_op(t, &probe, 0, 0);
 }
