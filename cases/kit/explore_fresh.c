@@ -54,11 +54,13 @@ static struct {
   uint64_t seed;
 } replayer = {-1, -1, -1, NULL, 0, 0};
 
-static int read_all(int fd, void *buf, size_t len)
+/* Moves all len bytes of buf to fd (out) or from it: 0, or -1 at an
+ * error or the end of the pipe. */
+static int whole(int fd, void *buf, size_t len, int out)
 {
   unsigned char *p = buf;
   while (len > 0) {
-    ssize_t n = read(fd, p, len);
+    ssize_t n = out ? write(fd, p, len) : read(fd, p, len);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -69,19 +71,10 @@ static int read_all(int fd, void *buf, size_t len)
   return 0;
 }
 
+static int read_all(int fd, void *buf, size_t len) { return whole(fd, buf, len, 0); }
 static int write_all(int fd, const void *buf, size_t len)
 {
-  const unsigned char *p = buf;
-  while (len > 0) {
-    ssize_t n = write(fd, p, len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return -1;
-    p += n;
-    len -= (size_t)n;
-  }
-  return 0;
+  return whole(fd, (void *)buf, len, 1);
 }
 
 /* In the child of the replayer: the replay, its outcome on out. */
