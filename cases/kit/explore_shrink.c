@@ -13,6 +13,12 @@
 
 /* Replays a shrink may make. */
 #define SHRINK_REPLAYS 160
+/* A replay in a fresh process may take this long, beyond FRESH_FACTOR
+ * times the slowest the case's own replays took: a plugin that hangs in a
+ * forked child (a lock its thread held at the fork) costs that, and then
+ * the case's fresh replays stop (explore_fresh.h). */
+#define FRESH_SLACK_S 5.0
+#define FRESH_FACTOR 20.0
 
 typedef struct shrinker {
   nc_case *c;
@@ -23,15 +29,26 @@ typedef struct shrinker {
   double deadline;
   int fresh;      /* replays in a fresh process each (explore_fresh.h) */
   int replays_before; /* spent before this round of shrinking */
+  double slowest; /* seconds of the slowest replay in this process */
 } shrinker;
+
+static double fresh_deadline(const shrinker *sh)
+{
+  double at = nc_now() + FRESH_SLACK_S + FRESH_FACTOR * sh->slowest;
+  return at < sh->deadline ? at : sh->deadline;
+}
 
 /* One replay, here or in a fresh process; 0, or -1 when it did not run. */
 static int replay(shrinker *sh, const nc_x_step *steps, size_t n, unsigned toggles, int alone,
                   nc_x_failure *f)
 {
   sh->out->replays++;
-  return sh->fresh ? nc_x_fresh_replay(sh->q, steps, n, toggles, alone, sh->deadline, f)
-                   : nc_x_replay(sh->c, sh->q, steps, n, toggles, alone, f, NULL);
+  if (sh->fresh)
+    return nc_x_fresh_replay(sh->q, steps, n, toggles, alone, fresh_deadline(sh), f);
+  double start = nc_now();
+  int rc = nc_x_replay(sh->c, sh->q, steps, n, toggles, alone, f, NULL);
+  sh->slowest = nc_now() - start > sh->slowest ? nc_now() - start : sh->slowest;
+  return rc;
 }
 
 static int more(shrinker *sh)
@@ -177,7 +194,7 @@ static int agrees_fresh(shrinker *sh)
   for (int i = 0; i < 2; i++) {
     nc_x_failure f;
     o->replays++;
-    if (nc_x_fresh_replay(sh->q, o->steps, o->len, sh->view, 0, sh->deadline, &f) != 0 ||
+    if (nc_x_fresh_replay(sh->q, o->steps, o->len, sh->view, 0, fresh_deadline(sh), &f) != 0 ||
         f.at < (long)o->len)
       return 0;
   }
@@ -199,7 +216,7 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
   memcpy(out->steps, steps, len * sizeof(nc_x_step));
   out->len = len;
   out->fail = *fail;
-  shrinker sh = {c, q, out, trial, view, deadline, 0, 0};
+  shrinker sh = {c, q, out, trial, view, deadline, 0, 0, 0};
   shrink_round(&sh);
   /* Replays here start after every table the case made before: a shortest
    * sequence that agrees where none was made needs them. When the whole
@@ -211,17 +228,17 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
       nc_x_fresh_available() && agrees_fresh(&sh)) {
     nc_x_failure f;
     out->replays++;
-    if (nc_x_fresh_replay(q, steps, len, view, 0, deadline, &f) == 0 && f.at < (long)len &&
-        !f.counted) {
+    int ran = nc_x_fresh_replay(q, steps, len, view, 0, fresh_deadline(&sh), &f) == 0;
+    if (ran && f.at < (long)len && !f.counted) {
       out->len = (size_t)f.at + 1;
       memcpy(out->steps, steps, out->len * sizeof(nc_x_step));
       out->fail = f;
       out->depends = 0;
       sh.fresh = 1;
       shrink_round(&sh);
-    } else {
+    } else if (ran) {
       out->depends |= NC_XD_EARLIER_TABLES;
-    }
+    } /* else it could not tell: the blame stays this process's */
   }
   free(trial);
   return 0;
