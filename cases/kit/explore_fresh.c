@@ -151,6 +151,10 @@ void nc_x_fresh_start(nc_case *c)
     close(req[1]);
     return;
   }
+  /* No helper of the services pool runs at the fork: a thread inside an
+   * allocator that does not prepare for fork (AddressSanitizer's) would
+   * leave its lock taken in the replayer, and every replay would hang. */
+  nc_pool_configure(c->cfg->workers, NC_SCHEDULE_INLINE, c->cfg->seed);
   pid_t parent = getpid(), pid = fork();
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -163,6 +167,7 @@ void nc_x_fresh_start(nc_case *c)
     nc_trace_start(-1, NULL);
     serve(c, req[0], res[1]);
   }
+  nc_pool_configure(c->cfg->workers, c->cfg->schedule, c->cfg->seed);
   close(req[0]);
   close(res[1]);
   if (pid < 0) {

@@ -419,8 +419,8 @@ static void on_worker(void *arg)
 static void run_table_op(world *w, slot *sl, const nc_x_step *st)
 {
   thread_call t = {w, sl, st};
-  worker *wk = &w->workers[(st->thread - 1) % NC_X_WORKERS];
-  if (!st->thread || (w->toggles & NC_XT_MAIN_THREAD) || worker_run(wk, on_worker, &t) != 0)
+  if (!st->thread || (w->toggles & NC_XT_MAIN_THREAD) ||
+      worker_run(&w->workers[(st->thread - 1) % NC_X_WORKERS], on_worker, &t) != 0)
     table_op(w, sl, st);
 }
 
