@@ -279,6 +279,10 @@ int main(int argc, char **argv)
   nc_cli c;
   nc_cli_init(&c);
   parse(&c, argc, argv);
+  /* --help and --version need no plugin: a usage error ("no plugin
+   * given") does not apply to them. */
+  if (c.help || c.version)
+    free(c.error);
   if (c.help) {
     nc_cli_print_help(stdout);
     return 0;
