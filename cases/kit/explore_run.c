@@ -111,8 +111,8 @@ int nc_x_probes(int action)
 
 int64_t nc_x_probe_keys(const nc_x_seq *q, const nc_x_step *st, int64_t stride, int64_t *out)
 {
-  int64_t fit = NC_TK_BUFFER_BYTES / (stride + 16); /* nc_tk_batch's bound */
-  int64_t room = (fit < 1 ? 1 : fit < NC_X_PROBE_MAX ? fit : NC_X_PROBE_MAX) - NC_X_PROBE_EXTRA;
+  int64_t fit = nc_tk_fit(stride);
+  int64_t room = (fit < NC_X_PROBE_MAX ? fit : NC_X_PROBE_MAX) - NC_X_PROBE_EXTRA;
   int64_t n = st->n < room ? st->n : room;
   if (n < 0)
     n = 0;

@@ -38,16 +38,26 @@ static double fresh_deadline(const shrinker *sh)
   return at < sh->deadline ? at : sh->deadline;
 }
 
-/* One replay, here or in a fresh process; 0, or -1 when it did not run. */
+/* One replay in a fresh process; 0, or -1 when it could not tell. */
+static int fresh_replay(shrinker *sh, const nc_x_step *steps, size_t n, unsigned toggles,
+                        int alone, nc_x_failure *f)
+{
+  sh->out->replays++;
+  return nc_x_fresh_replay(sh->q, steps, n, toggles, alone, fresh_deadline(sh), f);
+}
+
+/* One replay, here or (in the fresh round) in a fresh process; 0, or -1
+ * when it did not run. */
 static int replay(shrinker *sh, const nc_x_step *steps, size_t n, unsigned toggles, int alone,
                   nc_x_failure *f)
 {
-  sh->out->replays++;
   if (sh->fresh)
-    return nc_x_fresh_replay(sh->q, steps, n, toggles, alone, fresh_deadline(sh), f);
+    return fresh_replay(sh, steps, n, toggles, alone, f);
+  sh->out->replays++;
   double start = nc_now();
   int rc = nc_x_replay(sh->c, sh->q, steps, n, toggles, alone, f, NULL);
-  sh->slowest = nc_now() - start > sh->slowest ? nc_now() - start : sh->slowest;
+  double took = nc_now() - start;
+  sh->slowest = took > sh->slowest ? took : sh->slowest;
   return rc;
 }
 
@@ -193,8 +203,7 @@ static int agrees_fresh(shrinker *sh)
   nc_x_shrunk *o = sh->out;
   for (int i = 0; i < 2; i++) {
     nc_x_failure f;
-    o->replays++;
-    if (nc_x_fresh_replay(sh->q, o->steps, o->len, sh->view, 0, fresh_deadline(sh), &f) != 0 ||
+    if (fresh_replay(sh, o->steps, o->len, sh->view, 0, &f) != 0 ||
         f.at < (long)o->len)
       return 0;
   }
@@ -227,8 +236,7 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
   if (!(view & NC_XT_LEAKS) && !out->fail.direct && !out->fail.counted &&
       nc_x_fresh_available() && agrees_fresh(&sh)) {
     nc_x_failure f;
-    out->replays++;
-    int ran = nc_x_fresh_replay(q, steps, len, view, 0, fresh_deadline(&sh), &f) == 0;
+    int ran = fresh_replay(&sh, steps, len, view, 0, &f) == 0;
     if (ran && f.at < (long)len && !f.counted) {
       out->len = (size_t)f.at + 1;
       memcpy(out->steps, steps, out->len * sizeof(nc_x_step));

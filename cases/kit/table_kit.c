@@ -137,11 +137,15 @@ int64_t nc_batch_for_rows(int64_t row, int64_t wanted)
   return n < room ? n : room;
 }
 
+int64_t nc_tk_fit(int64_t stride)
+{
+  int64_t fit = NC_TK_BUFFER_BYTES / (stride + 16);
+  return fit < 1 ? 1 : fit;
+}
+
 int64_t nc_tk_batch(nc_tk *k, int64_t wanted)
 {
-  int64_t fit = NC_TK_BUFFER_BYTES / (k->stride + 16);
-  if (fit < 1)
-    fit = 1;
+  int64_t fit = nc_tk_fit(k->stride);
   if (wanted <= fit)
     return wanted;
   if (!k->batch_noted++)

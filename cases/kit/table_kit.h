@@ -78,6 +78,8 @@ void nc_tk_keys(nc_tk *k, int64_t *keys, int64_t n, int64_t first);
  * are so wide that a buffer would exceed NC_TK_BUFFER_BYTES (noted once in
  * the case's evidence). */
 int64_t nc_tk_batch(nc_tk *k, int64_t wanted);
+/* Keys of rows stride bytes apart that one buffer holds (at least 1). */
+int64_t nc_tk_fit(int64_t stride);
 /* Keys per call for the large batches of a workload on rows of row bytes:
  * wanted, or fewer when a batch would move more than NC_BATCH_WORK_BYTES
  * (but at least 64 keys, within NC_TK_BUFFER_BYTES). */
