@@ -63,6 +63,7 @@ typedef struct reach {
   int64_t keys_by[NC_X_ACTIONS][NC_XK_CLASSES];
   int refused_produce;
   int64_t other_dtype[2]; /* accumulates in another dtype: refused, summed */
+  int64_t short_writes[2]; /* inserts and updates short of the row: refused, taken */
   int64_t counter_reads, counter_most, caps_reads, decoys;
   nc_x_cover cover;
 } reach;
@@ -143,6 +144,8 @@ static void add_reach(reach *r, const nc_x_seq *q, const nc_x_replay_stats *st)
   r->refused_produce += st->refused_produce;
   r->other_dtype[0] += st->other_dtype[0];
   r->other_dtype[1] += st->other_dtype[1];
+  r->short_writes[0] += st->short_writes[0];
+  r->short_writes[1] += st->short_writes[1];
   r->counter_reads += st->counter_reads;
   r->counter_most = st->counter_most > r->counter_most ? st->counter_most : r->counter_most;
   r->caps_reads += st->caps_reads;
@@ -327,8 +330,14 @@ static void report_reach(nc_case *c, const reach *r, const nc_x_table_shape *sh,
     nc_note(c, "exploration not reached", "a decoy device around every bootstrap call",
             "%s", nc_cuda_loaded() ? "the CUDA runtime has one device: no decoy"
                                    : "no CUDA runtime loaded (--cuda off): no decoy");
-  nc_note(c, "exploration not reached", "every dimension of the contract",
-          "rows shorter than the table's (every write is the row the harness declares)");
+  if (r->short_writes[0] + r->short_writes[1])
+    nc_note(c, "exploration reached", "writes shorter than the row",
+            "%lld inserts and updates with a value_size short of the row (%lld taken, %lld "
+            "refused)", (long long)(r->short_writes[0] + r->short_writes[1]),
+            (long long)r->short_writes[1], (long long)r->short_writes[0]);
+  else
+    nc_note(c, "exploration not reached", "writes shorter than the row",
+            "no sequence drew one (the row holds one element, or no swarm enabled them)");
 }
 
 /* Sequence j of the run: its seed, features, depth and batch ceilings;

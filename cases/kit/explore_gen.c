@@ -497,6 +497,22 @@ static void other_dtype(const gen *g, nc_x_step *st)
                                                             : sh->dtype_update_size[d];
 }
 
+/* One insert or update in four of a sequence with NC_XF_SHORT writes
+ * fewer bytes than the row: one element, about half the row, or all but
+ * one element, so that it lands short of what the key holds (a whole
+ * row) or, after another short write, shorter, longer or level with it.
+ * Drawn from the step alone, as other_dtype is. */
+static void short_write(const gen *g, nc_x_step *st)
+{
+  const nc_x_table_shape *sh = g->sh;
+  int64_t w = nc_dtype_width(sh->dtype) > 0 ? nc_dtype_width(sh->dtype) : 1;
+  uint64_t h = nc_mix64(g->q->seed ^ (st->tag * 0x8cb92ba72f3d8dd7ull));
+  if (!on(g, NC_XF_SHORT) || h % 4 || sh->row < 2 * w)
+    return;
+  int64_t sizes[3] = {w, sh->row / 2 / w * w, sh->row - w};
+  st->size = sizes[(h >> 8) % 3];
+}
+
 /* The shape of a table op's call, drawn before its keys. */
 static void shape_call(gen *g, nc_x_step *st)
 {
@@ -515,6 +531,8 @@ static void shape_call(gen *g, nc_x_step *st)
     other_dtype(g, st);
   } else if (st->action != NC_X_ERASE) {
     st->stride_pad = stride_pad(g);
+    if (st->action == NC_X_INSERT || st->action == NC_X_UPDATE)
+      short_write(g, st);
   }
   if (st->action == NC_X_COUNTER)
     st->read = nc_splitmix(&g->s) % 8 != 0; /* resets few: long counted runs */
@@ -777,6 +795,8 @@ void nc_x_describe(const nc_x_seq *q, const nc_x_step *s, char *out, size_t len)
     add(out, len, &at, ", NULL%s%s%s", s->nulls & NC_X_NULL_MASK ? " hit_mask" : "",
         s->nulls & NC_X_NULL_VALUES ? " values" : "",
         s->nulls & NC_X_NULL_SIZES ? " value_sizes" : "");
+  if ((s->action == NC_X_INSERT || s->action == NC_X_UPDATE) && s->size)
+    add(out, len, &at, ", value_size %lld (short of the row)", (long long)s->size);
   if (s->stride_pad)
     add(out, len, &at, ", stride row+%lld", (long long)s->stride_pad);
   if (s->thread)

@@ -315,8 +315,18 @@ static void table_op_only(world *w, slot *sl, const nc_x_step *st)
   switch (st->action) {
   case NC_X_FIND: find_step(w, sl, st, stride); return;
   case NC_X_COUNTER: counter_step(w, sl, st); return;
-  case NC_X_INSERT: nc_tk_insert(k, st->n, keys, stride, st->tag, 1); break;
-  case NC_X_UPDATE: nc_tk_update(k, st->n, keys, stride, st->tag, 1); break;
+  case NC_X_INSERT:
+  case NC_X_UPDATE: {
+    /* A short write may be refused (the contract is silent on it). */
+    int64_t size = w->toggles & NC_XT_PLAIN_CALLS ? 0 : st->size, failed = k->failed_ops;
+    nve_status_t s = nc_tk_write_prefix(k, st->action == NC_X_UPDATE, st->n, keys, stride, size,
+                                        st->tag, 1);
+    if (size && size < k->row) {
+      w->stats.short_writes[s == NVE_SUCCESS]++;
+      k->failed_ops = failed;
+    }
+    break;
+  }
   case NC_X_ACCUMULATE: {
     int64_t failed = k->failed_ops;
     int summed = nc_tk_accumulate(k, st->n, keys, (nve_data_type_t)st->dtype, st->size, st->tag,

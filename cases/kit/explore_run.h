@@ -46,6 +46,7 @@ typedef struct nc_x_replay_stats {
   int64_t caps_reads;     /* capability re-reads between steps */
   int64_t decoys;         /* bootstrap calls made with a decoy device current */
   int64_t oversize[2];    /* writes past max_row_size: refused, taken */
+  int64_t short_writes[2]; /* inserts and updates short of the row: refused, taken */
 } nc_x_replay_stats;
 
 /* Whether the runner sends this table writes past max_row_size (host

@@ -48,7 +48,10 @@ typedef enum {
 /* Before one write in eight (drawn from the step alone), the same call
  * with a value_size past max_row_size: a refusal must leave a message. */
 #define NC_XF_OVERSIZE (1u << 22)
-#define NC_XF_ALL 0x7fffffu
+/* One insert or update in four (drawn from the step alone) writes fewer
+ * bytes than the row (value_size in the step's size). */
+#define NC_XF_SHORT (1u << 23)
+#define NC_XF_ALL 0xffffffu
 
 /* Find outputs passed as NULL. */
 #define NC_X_NULL_MASK 1
@@ -68,7 +71,7 @@ typedef struct nc_x_step {
   int32_t dtype;       /* accumulate: the updates' dtype */
   int64_t n, first;    /* its keys: arena[first .. first + n) */
   int64_t stride_pad;  /* bytes added to the least stride */
-  int64_t size;        /* accumulate: update_size */
+  int64_t size;        /* accumulate: update_size; insert, update: value_size (0: the row) */
   uint64_t tag;        /* which rows it writes */
 } nc_x_step;
 

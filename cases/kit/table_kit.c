@@ -548,22 +548,23 @@ static int after_modify(nc_tk *k, const char *call, nve_status_t s, int may_fail
   return 0;
 }
 
-/* The canary in the gaps between rows (bytes row..stride of each), as a
- * fill of the whole buffer with salt 11 would leave them: the rows
- * themselves are written next. */
-static void fill_stride_gaps(unsigned char *rows, int64_t n, int64_t stride, int64_t row)
+/* The canary in the gaps between rows (bytes from..stride of each), as a
+ * fill of the whole buffer with salt 11 would leave them. */
+static void fill_stride_gaps(unsigned char *rows, int64_t n, int64_t stride, int64_t from)
 {
-  if (row >= stride)
+  if (from >= stride)
     return;
   for (int64_t i = 0; i < n; i++)
-    nc_canary_fill(rows + i * stride + row, (size_t)(stride - row), 11 + (size_t)(i * stride + row));
+    nc_canary_fill(rows + i * stride + from, (size_t)(stride - from),
+                   11 + (size_t)(i * stride + from));
 }
 
 typedef nve_status_t (*rows_op)(const nve_ext_table_t *, int64_t, const void *, int64_t,
                                 int64_t, const void *);
 
 static nve_status_t write_rows(nc_tk *k, const char *op, rows_op call_op, int64_t n,
-                               const int64_t *keys, int64_t stride, uint64_t tag, int may_fail)
+                               const int64_t *keys, int64_t stride, int64_t size, uint64_t tag,
+                               int may_fail)
 {
   if (stride < k->stride)
     stride = k->stride;
@@ -571,22 +572,24 @@ static nve_status_t write_rows(nc_tk *k, const char *op, rows_op call_op, int64_
   nve_status_t s = NVE_ERROR_OUT_OF_MEMORY;
   if (buffers_inputs(k, &b, op, n, keys, (size_t)(n * stride)) != 0)
     goto out;
-  fill_stride_gaps(b.rows.data, n, stride, k->row);
   nc_tk_rows(k, n, stride, tag, b.rows.data);
+  /* Past value_size the canary, as far as the stride: a table that reads
+   * on returns bytes nobody wrote. */
+  fill_stride_gaps(b.rows.data, n, stride, size);
   if (buffers_copy_inputs(k, &b) != 0 || to_device(k, &b) != 0)
     goto out;
-  s = call_op(&k->t, n, arg(&b, 0), stride, k->row, arg(&b, 1));
+  s = call_op(&k->t, n, arg(&b, 0), stride, size, arg(&b, 1));
   from_device(&b);
   char call[160], place[48];
   snprintf(call, sizeof(call), "%s (n=%lld, value_stride=%lld, value_size=%lld%s)", op,
-           (long long)n, (long long)stride, (long long)k->row,
+           (long long)n, (long long)stride, (long long)size,
            call_place(k, place, sizeof(place)));
   check_bounds(k, call, &b);
   if (after_modify(k, call, s, may_fail, n, b.keys_copy)) {
     if (call_op == nc_call_insert)
-      nc_oracle_insert(k->o, n, b.keys_copy, stride, b.rows_copy);
+      nc_oracle_insert_prefix(k->o, n, b.keys_copy, stride, size, b.rows_copy);
     else
-      nc_oracle_update(k->o, n, b.keys_copy, stride, b.rows_copy);
+      nc_oracle_update_prefix(k->o, n, b.keys_copy, stride, size, b.rows_copy);
   }
 out:
   buffers_free(&b);
@@ -596,13 +599,22 @@ out:
 nve_status_t nc_tk_insert(nc_tk *k, int64_t n, const int64_t *keys, int64_t stride,
                           uint64_t tag, int may_fail)
 {
-  return write_rows(k, "insert", nc_call_insert, n, keys, stride, tag, may_fail);
+  return write_rows(k, "insert", nc_call_insert, n, keys, stride, k->row, tag, may_fail);
 }
 
 nve_status_t nc_tk_update(nc_tk *k, int64_t n, const int64_t *keys, int64_t stride,
                           uint64_t tag, int may_fail)
 {
-  return write_rows(k, "update", nc_call_update, n, keys, stride, tag, may_fail);
+  return write_rows(k, "update", nc_call_update, n, keys, stride, k->row, tag, may_fail);
+}
+
+nve_status_t nc_tk_write_prefix(nc_tk *k, int update, int64_t n, const int64_t *keys,
+                                int64_t stride, int64_t size, uint64_t tag, int may_fail)
+{
+  if (size <= 0 || size > k->row)
+    size = k->row;
+  return update ? write_rows(k, "update", nc_call_update, n, keys, stride, size, tag, may_fail)
+                : write_rows(k, "insert", nc_call_insert, n, keys, stride, size, tag, may_fail);
 }
 
 /* The updates of an accumulate: size bytes of dtype elements per key, each

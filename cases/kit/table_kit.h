@@ -119,6 +119,10 @@ nve_status_t nc_tk_insert(nc_tk *k, int64_t n, const int64_t *keys, int64_t stri
                           uint64_t tag, int may_fail);
 nve_status_t nc_tk_update(nc_tk *k, int64_t n, const int64_t *keys, int64_t stride,
                           uint64_t tag, int may_fail);
+/* The same with value_size size (1 to the row; else the row): the rows'
+ * first size bytes written, the rest of the row open (oracle.h). */
+nve_status_t nc_tk_write_prefix(nc_tk *k, int update, int64_t n, const int64_t *keys,
+                                int64_t stride, int64_t size, uint64_t tag, int may_fail);
 /* Updates of dtype, size bytes per key (small integers where dtype is
  * convertible, bytes otherwise). The model follows a success where both
  * types are convertible (dtype.h), and forgets the keys otherwise. */

@@ -21,6 +21,7 @@ typedef struct entry {
   uint8_t last;      /* nc_oracle_op: what last changed it */
   uint8_t removed;   /* nc_oracle_op: the erase or clear that last removed it */
   uint32_t batch;    /* the op that last wrote it, for duplicate keys */
+  uint32_t open_tail; /* bytes at the end of its rows any hit may differ in (a short write) */
   unsigned char *rows;
 } entry;
 
@@ -285,46 +286,69 @@ static void add_row(nc_oracle *o, entry *e, const void *row)
   e->ncand++;
 }
 
-void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
-                      const void *rows)
+/* A write of size bytes per key leaves the rest of the row open: the
+ * widest such tail among a key's candidates is its open tail. */
+static void note_size(nc_oracle *o, entry *e, int64_t size, int replaced)
 {
+  uint32_t tail = (uint32_t)(o->row - size);
+  e->open_tail = replaced || tail > e->open_tail ? tail : e->open_tail;
+}
+
+static void write_prefix(nc_oracle *o, int update, int64_t n, const void *keys, int64_t stride,
+                         int64_t size, const void *rows)
+{
+  size = size < 0 ? 0 : size > o->row ? o->row : size;
   changed(o);
   o->batch++;
   for (int64_t i = 0; i < n; i++) {
     nc_oracle_prefetch_ahead(o, keys, n, i);
     entry *e = entry_for(o, nc_oracle_key(o, keys, i));
     const unsigned char *row = (const unsigned char *)rows + i * stride;
-    /* An existing key may be kept or overwritten; duplicates in one batch
-     * may leave any of their rows. */
-    if (e->batch == o->batch || present_possible(e))
+    if (update) {
+      e->last = NC_ORACLE_OP_UPDATE;
+      if (!present_possible(e))
+        continue; /* update never inserts */
+    }
+    /* An existing key may be kept or overwritten by insert; duplicates in
+     * one batch may leave any of their rows. An update replaces the row
+     * (and a key that may be absent stays so). */
+    int keep = e->batch == o->batch || (!update && present_possible(e));
+    if (keep)
       add_row(o, e, row);
     else
       set_row(o, e, row);
+    note_size(o, e, size, !keep);
     e->batch = o->batch;
-    e->absent_ok = !o->exact;
-    e->last = NC_ORACLE_OP_INSERT;
-    e->removed = NC_ORACLE_OP_NONE;
+    if (!update) {
+      e->absent_ok = !o->exact;
+      e->last = NC_ORACLE_OP_INSERT;
+      e->removed = NC_ORACLE_OP_NONE;
+    }
   }
+}
+
+void nc_oracle_insert(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
+                      const void *rows)
+{
+  write_prefix(o, 0, n, keys, stride, o->row, rows);
 }
 
 void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                       const void *rows)
 {
-  changed(o);
-  o->batch++;
-  for (int64_t i = 0; i < n; i++) {
-    nc_oracle_prefetch_ahead(o, keys, n, i);
-    entry *e = entry_for(o, nc_oracle_key(o, keys, i));
-    const unsigned char *row = (const unsigned char *)rows + i * stride;
-    e->last = NC_ORACLE_OP_UPDATE;
-    if (!present_possible(e))
-      continue; /* update never inserts */
-    if (e->batch == o->batch)
-      add_row(o, e, row);
-    else
-      set_row(o, e, row); /* and a key that may be absent stays so */
-    e->batch = o->batch;
-  }
+  write_prefix(o, 1, n, keys, stride, o->row, rows);
+}
+
+void nc_oracle_insert_prefix(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
+                             int64_t size, const void *rows)
+{
+  write_prefix(o, 0, n, keys, stride, size, rows);
+}
+
+void nc_oracle_update_prefix(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
+                             int64_t size, const void *rows)
+{
+  write_prefix(o, 1, n, keys, stride, size, rows);
 }
 
 /* Adds elements of src (of dtype) into row (of row_type), element by
@@ -376,8 +400,11 @@ int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stri
     e->batch = o->batch;
     e->last = NC_ORACLE_OP_ACCUMULATE;
     const unsigned char *src = (const unsigned char *)updates + i * stride;
+    /* Sums into an open tail are open too: only the known elements count. */
+    int64_t known = (o->row - (int64_t)e->open_tail) / row_width;
+    int64_t summed = elements < known ? elements : known;
     for (int c = 0; c < e->ncand; c++)
-      if (!add_into(o->dtype, e->rows + c * o->row, dtype, src, elements)) {
+      if (!add_into(o->dtype, e->rows + c * o->row, dtype, src, summed)) {
         /* A sum the table's type cannot hold exactly may be rounded in
          * more than one reasonable way: its bytes are not predicted. */
         e->any = 1;
@@ -442,14 +469,16 @@ nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, cons
   }
   if (!any && ncand == 0)
     return NC_ORACLE_HIT_ABSENT;
-  if (size >= 0 && size != o->row)
+  /* After a short write a table may report the bytes written or its row. */
+  int64_t known = e ? o->row - (int64_t)e->open_tail : o->row;
+  if (size >= 0 && (size < known || size > o->row || (known == o->row && size != o->row)))
     return NC_ORACLE_WRONG_SIZE;
   if (!bytes || any)
     return NC_ORACLE_OK;
   int64_t best = -1;
   for (int c = 0; c < ncand; c++) {
     const unsigned char *want = e->rows + (size_t)c * (size_t)o->row, *got = bytes;
-    if (memcmp(want, got, (size_t)o->row) == 0) {
+    if (memcmp(want, got, (size_t)known) == 0) {
       if (ncand == 1) {
         last_match.o = o;
         last_match.version = o->version;
@@ -459,10 +488,8 @@ nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, cons
       return NC_ORACLE_OK;
     }
     int64_t k = 0; /* where they part, for the report */
-    while (k < o->row && want[k] == got[k])
+    while (k < known && want[k] == got[k])
       k++;
-    if (k == o->row)
-      return NC_ORACLE_OK;
     if (k > best)
       best = k;
   }
