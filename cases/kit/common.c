@@ -379,6 +379,12 @@ static int run_ops(workload *w, uint64_t seed)
 
 void nc_workload_run(nc_case *c, const nve_ext_table_t *t, nc_workload_result *out)
 {
+  nc_workload_run_batch(c, t, BATCH, out);
+}
+
+void nc_workload_run_batch(nc_case *c, const nve_ext_table_t *t, int64_t most,
+                           nc_workload_result *out)
+{
   memset(out, 0, sizeof(*out));
   workload w;
   memset(&w, 0, sizeof(w));
@@ -393,7 +399,7 @@ void nc_workload_run(nc_case *c, const nve_ext_table_t *t, nc_workload_result *o
   w.stride = nc_value_stride(c, &caps);
   w.row = nc_value_size(c, &caps);
   w.dtype = caps.dtype;
-  w.batch = nc_batch_for_rows(w.stride, BATCH);
+  w.batch = nc_batch_for_rows(w.stride, most);
   nc_note_wide_rows(c, &caps);
   if (nc_feed_begin_for(c, t, &w.feed) != 0) {
     out->status = NVE_ERROR_RUNTIME;

@@ -67,6 +67,9 @@ typedef struct nc_workload_result {
  * buffers on its device (cases/device_feed.h). The digest lets runs be
  * compared byte for byte. A harness failure is recorded on c as well. */
 void nc_workload_run(nc_case *c, const nve_ext_table_t *t, nc_workload_result *out);
+/* The same with batches of at most most keys. */
+void nc_workload_run_batch(nc_case *c, const nve_ext_table_t *t, int64_t most,
+                           nc_workload_result *out);
 
 /* Opens a table, runs the workload on it (reported as when), closes it.
  * Returns the workload's status, or -1 when no table could be opened. */

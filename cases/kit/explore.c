@@ -60,6 +60,7 @@ typedef struct reach {
   int sequences, swarms;
   size_t steps;
   int64_t keys, deepest, largest, threaded, drops, produce_after_drop, destroys_with_others;
+  int64_t other_configs;
   int64_t keys_by[NC_X_ACTIONS][NC_XK_CLASSES];
   int refused_produce;
   int64_t other_dtype[2]; /* accumulates in another dtype: refused, summed */
@@ -111,6 +112,7 @@ static int table_shape(nc_case *c, nc_x_table_shape *sh, int64_t batch)
   sh->host = k.caps.location == NVE_BUFFER_LOCATION_HOST;
   sh->max_row_size = k.caps.max_row_size;
   sh->oversize_possible = nc_x_oversize_possible(&k.caps);
+  sh->more_configs = (int)c->cfg->more_count;
   for (int d = NVE_DTYPE_FLOAT32; d <= NVE_DTYPE_QUINT8_ROWWISE_F16; d++) {
     sh->dtype_update_size[d] = nc_tk_update_size(&k, (nve_data_type_t)d, 0);
     sh->dtype_update_half[d] = nc_tk_update_size(&k, (nve_data_type_t)d, 1);
@@ -140,6 +142,7 @@ static void add_reach(reach *r, const nc_x_seq *q, const nc_x_replay_stats *st)
   r->threaded += q->threaded;
   r->drops += q->drops_with_tables;
   r->produce_after_drop += q->produce_after_drop;
+  r->other_configs += q->other_configs;
   r->destroys_with_others += q->destroys_with_others;
   r->refused_produce += st->refused_produce;
   r->other_dtype[0] += st->other_dtype[0];
@@ -257,6 +260,11 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "none: these steps fail only after tables the case made before them, and a "
             "reproducer runs them in a process of its own, where they agree");
+  else if (c->cfg->repro && nc_x_other_config(sh->steps, sh->len))
+    nc_note(c, "C reproducer", "a program that fails while the defect persists",
+            "none: these steps produce a table of another of the profile's configs, and a "
+            "reproducer keeps one row size for every table; the reproduce line above replays "
+            "them");
   else if (sh->fail.direct)
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "none: the reproducer checks the tables' answers against the model, not this "
@@ -330,6 +338,13 @@ static void report_reach(nc_case *c, const reach *r, const nc_x_table_shape *sh,
     nc_note(c, "exploration not reached", "a decoy device around every bootstrap call",
             "%s", nc_cuda_loaded() ? "the CUDA runtime has one device: no decoy"
                                    : "no CUDA runtime loaded (--cuda off): no decoy");
+  if (sh->more_configs)
+    nc_note(c, "exploration reached", "tables of another config beside the first",
+            "%lld produces with one of the profile's %d more_table_configs",
+            (long long)r->other_configs, sh->more_configs);
+  else
+    nc_note(c, "exploration not reached", "tables of another config beside the first",
+            "every produce used the table config (a profile's more_table_configs adds others)");
   if (r->short_writes[0] + r->short_writes[1])
     nc_note(c, "exploration reached", "writes shorter than the row",
             "%lld inserts and updates with a value_size short of the row (%lld taken, %lld "

@@ -559,6 +559,12 @@ static int lifecycle_step(gen *g, int a)
   if (!st)
     return -1;
   if (a == NC_X_PRODUCE) {
+    /* Drawn from the step alone, as short_write is. */
+    uint64_t h = nc_mix64(g->q->seed ^ (st->tag * 0xa0761d6478bd642full));
+    if (on(g, NC_XF_CONFIGS) && g->sh->more_configs > 0 && h % 2) {
+      st->config = (uint8_t)(1 + (h >> 8) % (uint64_t)g->sh->more_configs);
+      g->q->other_configs++;
+    }
     if (!g->factory_alive)
       g->q->produce_after_drop++;
     g->factory_alive = 1;
@@ -771,6 +777,14 @@ static void add(char *out, size_t len, int *at, const char *fmt, ...)
   *at = n < 0 ? (int)len : *at + n;
 }
 
+int nc_x_other_config(const nc_x_step *steps, size_t len)
+{
+  for (size_t i = 0; i < len; i++)
+    if (steps[i].action == NC_X_PRODUCE && steps[i].config)
+      return 1;
+  return 0;
+}
+
 void nc_x_describe(const nc_x_seq *q, const nc_x_step *s, char *out, size_t len)
 {
   const int64_t *keys = q->arena + s->first;
@@ -786,6 +800,8 @@ void nc_x_describe(const nc_x_seq *q, const nc_x_step *s, char *out, size_t len)
   }
   if (s->action == NC_X_COUNTER)
     add(out, len, &at, s->read ? " read" : " reset");
+  if (s->action == NC_X_PRODUCE && s->config)
+    add(out, len, &at, " with more_table_configs #%d", s->config - 1);
   if (s->action == NC_X_ACCUMULATE)
     add(out, len, &at, " %s updates, update_size %lld", nc_dtype_name((nve_data_type_t)s->dtype),
         (long long)s->size);

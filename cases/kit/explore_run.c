@@ -43,6 +43,7 @@ typedef struct slot {
    * may not reset the counter. Known from a successful reset on. */
   int64_t counter_lo, counter_hi;
   int counter_known;
+  int config; /* the step's config: 0 the run's table config, k more_tables[k - 1] */
 } slot;
 
 /* A thread of the sequence's own that runs the steps handed to it, one at
@@ -347,9 +348,28 @@ static void table_op_only(world *w, slot *sl, const nc_x_step *st)
   probe(w, sl, st);
 }
 
+/* A step on a table of another config, fitted to it: no more keys than
+ * one of its buffers holds, updates no longer than its rows take (the
+ * generator drew the step for the run's table config). */
+static const nc_x_step *fitted(const slot *sl, const nc_x_step *st, nc_x_step *local)
+{
+  if (!sl->config)
+    return st;
+  *local = *st;
+  int64_t fit = nc_tk_fit(sl->k.stride + st->stride_pad);
+  local->n = st->n < fit ? st->n : fit;
+  if (st->action == NC_X_ACCUMULATE) {
+    int64_t own = nc_tk_update_size(&sl->k, (nve_data_type_t)st->dtype, 0);
+    local->size = own > 0 && st->size > own ? own : st->size;
+  }
+  return local;
+}
+
 /* The op, then the capabilities read again after it (on the same thread). */
 static void table_op(world *w, slot *sl, const nc_x_step *st)
 {
+  nc_x_step local;
+  st = fitted(sl, st, &local);
   table_op_only(w, sl, st);
   reread_caps(w, sl, st);
 }
@@ -434,14 +454,15 @@ static void run_table_op(world *w, slot *sl, const nc_x_step *st)
     table_op(w, sl, st);
 }
 
-static int open_slot(world *w, int i, const nve_ext_table_t *t)
+static int open_slot(world *w, int i, const nve_ext_table_t *t, int config)
 {
   slot *sl = &w->s[i];
   memset(sl, 0, sizeof(*sl));
-  if (nc_tk_init(&sl->k, w->c, t) != 0) {
+  if ((config ? nc_tk_init_other(&sl->k, w->c, t) : nc_tk_init(&sl->k, w->c, t)) != 0) {
     nc_call_table_destroy(t);
     return -1;
   }
+  sl->config = config;
   sl->k.quiet = 1;
   /* Every check of every call: a sequence shows what a call did. The
    * leak view judges no answer, so it checks none. */
@@ -516,14 +537,15 @@ static void produce(world *w, const nc_x_step *st)
   }
   nve_ext_table_t t = {0};
   int decoy = decoy_before(w, st, 2);
-  nve_status_t s = nc_call_produce(&w->f, ++w->next_id, w->c->cfg->table_config, &t);
+  const nc_config *cfg = w->c->cfg;
+  int config = st->config <= cfg->more_count ? st->config : 0;
+  nve_status_t s = nc_call_produce(&w->f, ++w->next_id,
+                                   config ? cfg->more_tables[config - 1] : cfg->table_config, &t);
   decoy_after(w, decoy, NC_RULE_DEV_03, "produce");
   if (s != NVE_SUCCESS ||
-      !nc_handle_usable(t.self, t.ops, sizeof(nve_ext_table_ops_t), NC_TABLE_OPS_FNS)) {
+      !nc_handle_usable(t.self, t.ops, sizeof(nve_ext_table_ops_t), NC_TABLE_OPS_FNS) ||
+      open_slot(w, i, &t, config) != 0)
     w->stats.refused_produce++;
-    return;
-  }
-  open_slot(w, i, &t);
 }
 
 static void lifecycle(world *w, const nc_x_step *st)
@@ -557,7 +579,7 @@ static int world_open(world *w)
     return -1;
   w->factory_alive = 1;
   nve_ext_table_t t;
-  if (nc_produce_table(w->c, &w->f, &t) != 0 || open_slot(w, 0, &t) != 0) {
+  if (nc_produce_table(w->c, &w->f, &t) != 0 || open_slot(w, 0, &t, 0) != 0) {
     nc_call_factory_destroy(&w->f);
     return -1;
   }

@@ -51,7 +51,10 @@ typedef enum {
 /* One insert or update in four (drawn from the step alone) writes fewer
  * bytes than the row (value_size in the step's size). */
 #define NC_XF_SHORT (1u << 23)
-#define NC_XF_ALL 0xffffffu
+/* One produce in two (drawn from the step alone) uses another of the
+ * profile's table configs, where it has more than one. */
+#define NC_XF_CONFIGS (1u << 24)
+#define NC_XF_ALL 0x1ffffffu
 
 /* Find outputs passed as NULL. */
 #define NC_X_NULL_MASK 1
@@ -67,6 +70,7 @@ typedef struct nc_x_step {
   uint8_t nulls;       /* find: NC_X_NULL_* */
   uint8_t read;        /* counter: 1 read, 0 reset */
   uint8_t classes;     /* the key classes its keys were drawn from (bits) */
+  uint8_t config;      /* produce: 0 the table config, k the profile's k-th more one */
   int32_t resolved_every; /* find: every k-th key resolved on entry (0: none) */
   int32_t dtype;       /* accumulate: the updates' dtype */
   int64_t n, first;    /* its keys: arena[first .. first + n) */
@@ -92,6 +96,7 @@ typedef struct nc_x_seq {
   int64_t deepest, largest, work;
   int64_t keys_by[NC_X_ACTIONS][NC_XK_CLASSES];
   int64_t threaded, drops_with_tables, produce_after_drop, destroys_with_others;
+  int64_t other_configs; /* produces of another config */
 } nc_x_seq;
 
 /* What the generator needs to know of the table. */
@@ -112,6 +117,7 @@ typedef struct nc_x_table_shape {
   int host;               /* the table's buffers are host memory */
   int64_t max_row_size;
   int oversize_possible;  /* the runner sends writes past max_row_size (explore_run.h) */
+  int more_configs;       /* other table configs produce may use (the profile's) */
 } nc_x_table_shape;
 
 /* Generates sequence q (features, depth goal, batch ceilings set by the
@@ -125,6 +131,9 @@ void nc_x_seq_free(nc_x_seq *q);
 
 extern const char *const nc_x_action_names[NC_X_ACTIONS];
 extern const char *const nc_x_class_names[NC_XK_CLASSES];
+
+/* Whether one of the steps produces a table of another config. */
+int nc_x_other_config(const nc_x_step *steps, size_t len);
 
 /* One line describing a step (for the report and the reproducers). */
 void nc_x_describe(const nc_x_seq *q, const nc_x_step *s, char *out, size_t len);

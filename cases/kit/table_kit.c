@@ -53,7 +53,16 @@ const char *nc_caps_location_problem(const nc_table_caps *caps, int device_count
   return buf;
 }
 
-int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t)
+static int tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, int profile_row);
+
+int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t) { return tk_init(k, c, t, 1); }
+
+int nc_tk_init_other(nc_tk *k, nc_case *c, const nve_ext_table_t *t)
+{
+  return tk_init(k, c, t, 0);
+}
+
+static int tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, int profile_row)
 {
   memset(k, 0, sizeof(*k));
   k->feed.device = -1; /* host buffers until the feed begins */
@@ -66,13 +75,19 @@ int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t)
    * (TBL-12) still run at once. */
   nc_pool_configure(c->cfg->workers, NC_SCHEDULE_INLINE, c->cfg->seed);
   nc_call_capabilities(t, &k->caps);
-  if (nc_caps_block(c, &k->caps) != 0)
-    return -1;
+  char why[200];
+  if (profile_row ? nc_caps_block(c, &k->caps) != 0
+                  : nc_caps_problem(&k->caps, why, sizeof(why)) ||
+                        nc_caps_location_problem(&k->caps, 0, why, sizeof(why)))
+    return -1; /* another config's table the host would reject: as if refused */
   /* The harness writes rows of the size the table declares (or the
    * profile's row_size), with strides of at least max_row_size; shorter
    * rows for a table that declares more than the harness feeds. */
   k->stride = nc_value_stride(c, &k->caps);
   k->row = nc_value_size(c, &k->caps);
+  if (!profile_row) /* the profile's row_size is the table config's */
+    k->row = k->stride = k->caps.max_row_size > NC_TK_ROW_MAX ? NC_WIDE_ROW_WRITTEN
+                                                              : k->caps.max_row_size;
   nc_note_wide_rows(c, &k->caps);
   k->rng = (c->cfg->seed ^ 0x6b69745f73656564ull) * 131 + (uint64_t)c->rule;
   k->o = nc_oracle_new((int)k->caps.key_size, k->row, k->caps.dtype, c->cfg->exact,

@@ -66,6 +66,9 @@ typedef struct nc_tk {
  * would reject, or one the harness cannot feed, makes the case a SKIP
  * (TBL-01 owns capabilities). Returns 0 or -1. */
 int nc_tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t);
+/* The same for a table of another config than the run's: its rows are
+ * the size it declares, whatever the profile's row_size says. */
+int nc_tk_init_other(nc_tk *k, nc_case *c, const nve_ext_table_t *t);
 void nc_tk_done(nc_tk *k);
 /* A factory and table from the run's configs, with the kit on the table;
  * 0, or -1 after recording why not. nc_tk_close destroys both. */

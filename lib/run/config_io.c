@@ -75,6 +75,8 @@ int nc_config_write_fd(const nc_config *cfg, int fd)
     const char *f[] = {target, status, cfg->failing[i].json ? cfg->failing[i].json : ""};
     rc |= nc_record_write_whole(fd, "failing", 3, f);
   }
+  for (size_t i = 0; i < cfg->more_count; i++)
+    rc |= nc_record_write_whole(fd, "more_table", 1, &cfg->more_tables[i]);
   return rc ? -1 : 0;
 }
 
@@ -131,6 +133,9 @@ int nc_config_read_fd(int fd, nc_config *cfg, char *why, size_t whylen)
       fc->status = atoi(rec.fields[1]);
       fc->json = strdup(rec.fields[2]);
     }
+    if (strcmp(rec.tag, "more_table") == 0 && rec.nfields == 1 &&
+        cfg->more_count < sizeof(cfg->more_tables) / sizeof(cfg->more_tables[0]))
+      cfg->more_tables[cfg->more_count++] = strdup(rec.fields[0]);
     for (size_t i = 0; i < nc_setting_count; i++) {
       if (strcmp(rec.tag, nc_settings[i].key) != 0)
         continue;

@@ -100,6 +100,30 @@ static int failing_member(const nc_options *opt, nc_config *cfg, nc_report *r, c
   return 0;
 }
 
+/* more_table_configs: configs of other tables, each an object or a string. */
+static int more_member(const nc_options *opt, nc_config *cfg, nc_report *r, const cJSON *item,
+                       const char *text)
+{
+  size_t room = sizeof(cfg->more_tables) / sizeof(cfg->more_tables[0]);
+  if (!cJSON_IsArray(item))
+    return wrong_type(opt, r, item->string, "an array of table configs");
+  if ((size_t)cJSON_GetArraySize(item) > room)
+    return nc_report_usage_error(r, "profile '%s': at most %zu more_table_configs",
+                                 opt->profile_path, room);
+  const cJSON *tc;
+  int index = 0;
+  cJSON_ArrayForEach(tc, item)
+  {
+    char at[24];
+    snprintf(at, sizeof(at), "#%d", index++);
+    const char *entry[] = {item->string, at};
+    if (!cJSON_IsObject(tc) && !cJSON_IsString(tc))
+      return wrong_type(opt, r, item->string, "an array of JSON objects or strings");
+    cfg->more_tables[cfg->more_count++] = profile_config(tc, text, entry, 2);
+  }
+  return 0;
+}
+
 /* Reads the profile (README "Profiles"). Options given on the command line
  * win over it. Every member is checked: an unknown one, a wrong type or a
  * value out of range is a usage error, so a typo never passes silently. */
@@ -136,6 +160,8 @@ int nc_profile_load(const nc_options *opt, nc_config *cfg, nc_report *r)
             profile_config(item, text, member, 1);
     } else if (strcmp(k, "failing_configs") == 0) {
       rc = failing_member(opt, cfg, r, item, text);
+    } else if (strcmp(k, "more_table_configs") == 0) {
+      rc = more_member(opt, cfg, r, item, text);
     } else if (strcmp(k, "key_size") == 0) {
       if (cJSON_IsNumber(item) && item->valuedouble != 4 && item->valuedouble != 8)
         rc = nc_report_usage_error(r, "profile '%s': \"key_size\" must be 4 or 8 (got %g)",

@@ -42,6 +42,10 @@ typedef struct nc_config {
     int status; /* the status it must fail with; -1: any failure */
   } failing[16];
   size_t failing_count;
+  /* Configs of other tables the explorer's produces may use beside
+   * table_config (the profile's more_table_configs). */
+  const char *more_tables[4];
+  size_t more_count;
   int key_size, row_size, exact;
   int stress; /* --stress, or "stress": true in the profile */
   int effort;      /* NC_EFFORT_*: the explorer's budget (--stress: deep) */
