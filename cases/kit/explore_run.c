@@ -359,8 +359,11 @@ static const nc_x_step *fitted(const slot *sl, const nc_x_step *st, nc_x_step *l
   int64_t fit = nc_tk_fit(sl->k.stride + st->stride_pad);
   local->n = st->n < fit ? st->n : fit;
   if (st->action == NC_X_ACCUMULATE) {
+    /* The table's own update size, else whole updates within its row. */
     int64_t own = nc_tk_update_size(&sl->k, (nve_data_type_t)st->dtype, 0);
-    local->size = own > 0 && st->size > own ? own : st->size;
+    int64_t width = nc_dtype_width((nve_data_type_t)st->dtype);
+    int64_t most = own > 0 ? own : width > 0 ? sl->k.row / width * width : sl->k.row;
+    local->size = st->size > most ? most : st->size;
   }
   return local;
 }
@@ -609,8 +612,10 @@ static void take_failure(const slot *sl, long at, nc_x_failure *fail)
 
 static void count_call(world *w, const slot *sl, const nc_x_step *st, int64_t failed_before)
 {
+  /* Calls a table may refuse are not counted: another dtype, a short write. */
   if (st->n <= 0 || st->action > NC_X_ERASE ||
-      (st->action == NC_X_ACCUMULATE && !table_dtype(sl, st)))
+      (st->action == NC_X_ACCUMULATE && !table_dtype(sl, st)) ||
+      ((st->action == NC_X_INSERT || st->action == NC_X_UPDATE) && st->size))
     return;
   w->calls[st->action]++;
   if (sl->k.failed_ops > failed_before && !w->failed[st->action]++) {

@@ -51,8 +51,8 @@ typedef enum {
 /* One insert or update in four (drawn from the step alone) writes fewer
  * bytes than the row (value_size in the step's size). */
 #define NC_XF_SHORT (1u << 23)
-/* One produce in two (drawn from the step alone) uses another of the
- * profile's table configs, where it has more than one. */
+/* One produce in two (drawn from the step alone) uses one of the
+ * profile's more_table_configs, where it lists any. */
 #define NC_XF_CONFIGS (1u << 24)
 #define NC_XF_ALL 0x1ffffffu
 

@@ -105,18 +105,18 @@ static int examine_error(nc_case *c, const char *err, char *message, size_t msgl
   return NC_ERR_MESSAGE;
 }
 
+/* Keys per batch of the workload below: past a mask word and a find task of a
+ * plugin that splits at 1024, and a quarter of the full workload's, since
+ * every point of a sweep runs it in a process of its own (their pages are
+ * most of a sweep's cost). */
+#define EXERCISE_BATCH 1280
+
 /* A handle a call made while an allocation failed must work like any
  * other: the workload on it (on a table the factory produces, for a
  * factory). A crash here is the call's, as any crash under failure. What
  * else the workload breaks the table cases see for themselves: recorded
  * here (streamed or counted) it would be charged to whichever case ran
  * the shared sweep first, and the report would depend on the job count. */
-/* Keys per batch of that workload: past a mask word and a find task of a
- * plugin that splits at 1024, and a quarter of the full workload's, since
- * every point of a sweep runs it in a process of its own (their pages are
- * most of a sweep's cost). */
-#define EXERCISE_BATCH 1280
-
 static void exercise(nc_case *c, nc_target target, const out_slot *slot)
 {
   nc_violation_mute(1);

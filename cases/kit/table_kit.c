@@ -8,6 +8,7 @@
 
 #include "callback.h"
 #include "common.h"
+#include "cuda.h"
 #include "device_feed.h"
 #include "dtype.h"
 #include "guarded.h"
@@ -76,10 +77,14 @@ static int tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, int profile_r
   nc_pool_configure(c->cfg->workers, NC_SCHEDULE_INLINE, c->cfg->seed);
   nc_call_capabilities(t, &k->caps);
   char why[200];
+  /* A table of another config that the host would reject, or that needs
+   * device buffers without a CUDA runtime, is as if produce refused it;
+   * the run's own is recorded. */
   if (profile_row ? nc_caps_block(c, &k->caps) != 0
                   : nc_caps_problem(&k->caps, why, sizeof(why)) ||
-                        nc_caps_location_problem(&k->caps, 0, why, sizeof(why)))
-    return -1; /* another config's table the host would reject: as if refused */
+                        nc_caps_location_problem(&k->caps, 0, why, sizeof(why)) ||
+                        (k->caps.location == NVE_BUFFER_LOCATION_DEVICE && !nc_cuda_loaded()))
+    return -1;
   /* The harness writes rows of the size the table declares (or the
    * profile's row_size), with strides of at least max_row_size; shorter
    * rows for a table that declares more than the harness feeds. */
@@ -88,10 +93,12 @@ static int tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, int profile_r
   if (!profile_row) /* the profile's row_size is the table config's */
     k->row = k->stride = k->caps.max_row_size > NC_TK_ROW_MAX ? NC_WIDE_ROW_WRITTEN
                                                               : k->caps.max_row_size;
-  nc_note_wide_rows(c, &k->caps);
+  if (profile_row)
+    nc_note_wide_rows(c, &k->caps);
   k->rng = (c->cfg->seed ^ 0x6b69745f73656564ull) * 131 + (uint64_t)c->rule;
-  k->o = nc_oracle_new((int)k->caps.key_size, k->row, k->caps.dtype, c->cfg->exact,
-                       k->caps.invalid_key);
+  /* The profile's exact speaks of the table config's tables only. */
+  k->o = nc_oracle_new((int)k->caps.key_size, k->row, k->caps.dtype,
+                       profile_row && c->cfg->exact, k->caps.invalid_key);
   if (!k->o) {
     nc_harness_error(c, "out of memory for the table model");
     return -1;
@@ -814,8 +821,8 @@ static void check_answer(nc_tk *k, const char *call, int64_t i, int64_t key, int
   } else if (v == NC_ORACLE_WRONG_BYTES) {
     describe_wrong_bytes(k, key, bytes, offset, detail, sizeof(detail));
   } else if (v == NC_ORACLE_WRONG_SIZE) {
-    snprintf(detail, sizeof(detail), "value_sizes says %lld, %lld bytes were written",
-             (long long)size, (long long)k->row);
+    snprintf(detail, sizeof(detail), "value_sizes says %lld; the row written is %lld bytes (after "
+             "a short write: from its size up to the row)", (long long)size, (long long)k->row);
   }
   char text[600];
   snprintf(text, sizeof(text), "key %lld (index %lld): %s%s%s", (long long)key, (long long)i,

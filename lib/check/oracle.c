@@ -400,9 +400,12 @@ int nc_oracle_accumulate(nc_oracle *o, int64_t n, const void *keys, int64_t stri
     e->batch = o->batch;
     e->last = NC_ORACLE_OP_ACCUMULATE;
     const unsigned char *src = (const unsigned char *)updates + i * stride;
-    /* Sums into an open tail are open too: only the known elements count. */
+    /* Sums into an open tail are open too: only the known elements count,
+     * and an element the tail cuts through is open from then on. */
     int64_t known = (o->row - (int64_t)e->open_tail) / row_width;
     int64_t summed = elements < known ? elements : known;
+    if (elements > known && e->open_tail)
+      e->open_tail = (uint32_t)(o->row - known * row_width);
     for (int c = 0; c < e->ncand; c++)
       if (!add_into(o->dtype, e->rows + c * o->row, dtype, src, summed)) {
         /* A sum the table's type cannot hold exactly may be rounded in
@@ -469,9 +472,11 @@ nc_oracle_verdict nc_oracle_check(const nc_oracle *o, int64_t key, int hit, cons
   }
   if (!any && ncand == 0)
     return NC_ORACLE_HIT_ABSENT;
-  /* After a short write a table may report the bytes written or its row. */
+  /* After a short write a table may report any size from the bytes
+   * written up to its row; a key whose bytes are unknown (an op failed
+   * part-way, perhaps a short write), any size up to the row. */
   int64_t known = e ? o->row - (int64_t)e->open_tail : o->row;
-  if (size >= 0 && (size < known || size > o->row || (known == o->row && size != o->row)))
+  if (size >= 0 && (size > o->row || (!any && (size < known || (known == o->row && size != o->row)))))
     return NC_ORACLE_WRONG_SIZE;
   if (!bytes || any)
     return NC_ORACLE_OK;

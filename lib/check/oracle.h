@@ -34,8 +34,8 @@ void nc_oracle_update(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                       const void *rows);
 /* The same with size bytes (0 to row_bytes) of each row written: a hit
  * returns those bytes first; the rest of the row is open until the key's
- * next whole write, and value_sizes may say size or row_bytes
- * (doc/contract.md#open-points). */
+ * next whole write, and value_sizes may say any size from size up to
+ * row_bytes (doc/contract.md#open-points). */
 void nc_oracle_insert_prefix(nc_oracle *o, int64_t n, const void *keys, int64_t stride,
                              int64_t size, const void *rows);
 void nc_oracle_update_prefix(nc_oracle *o, int64_t n, const void *keys, int64_t stride,

@@ -119,6 +119,9 @@ static int prepare(const nc_options *opt, nc_config *cfg, nc_report *r)
   if (check_json(r, "--factory-config", cfg->factory_config) != 0 ||
       check_json(r, "--table-config", cfg->table_config) != 0)
     return -1;
+  for (size_t i = 0; i < cfg->more_count; i++)
+    if (check_json(r, "the profile's more_table_configs", cfg->more_tables[i]) != 0)
+      return -1;
 
   if (!opt->plugin_path || !*opt->plugin_path)
     return nc_report_usage_error(r, "no plugin given");

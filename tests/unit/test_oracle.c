@@ -103,6 +103,20 @@ static void test_short_write_candidates_and_sums(void **state)
   assert_int_equal(nc_oracle_accumulate(o, 1, &other, ROW, ROW, upd, NVE_DTYPE_FLOAT32), 0);
   assert_int_equal(check_sized(o, 6, 11, 5, 4), NC_ORACLE_OK);
   assert_int_equal(check_sized(o, 6, 1, 5, 4), NC_ORACLE_WRONG_BYTES);
+  /* A key whose op failed part-way may have been written short: any
+   * size up to the row. */
+  int64_t lost = 7;
+  nc_oracle_forget(o, 1, &lost);
+  assert_int_equal(check_sized(o, 7, 0, 0, 4), NC_ORACLE_OK);
+  assert_int_equal(check_sized(o, 7, 0, 0, ROW + 1), NC_ORACLE_WRONG_SIZE);
+  /* Two bytes of the first element known: a sum over it leaves it open. */
+  int64_t cut = 8;
+  row_of(1.1f, 2, row); /* low bytes not zero, unlike those of 123 below */
+  nc_oracle_insert_prefix(o, 1, &cut, ROW, 2, row);
+  row_of(1, 1, upd);
+  assert_int_equal(nc_oracle_accumulate(o, 1, &cut, ROW, ROW, upd, NVE_DTYPE_FLOAT32), 0);
+  assert_int_equal(check_sized(o, 8, 1.1f, 9, 2), NC_ORACLE_OK);
+  assert_int_equal(check_sized(o, 8, 123, 9, ROW), NC_ORACLE_OK);
   nc_oracle_free(o);
 }
 
