@@ -137,12 +137,21 @@ static void plain_thread(nc_x_step *s) { s->thread = 0; }
 static void plain_outputs(nc_x_step *s) { s->nulls = 0; }
 static void plain_mask(nc_x_step *s) { s->resolved_every = 0; }
 static void plain_stride(nc_x_step *s) { s->stride_pad = 0; }
+/* A whole row in place of a short write; the table config in place of
+ * another (what is left is what the failure needs, and the reproducer
+ * can replay a sequence whose tables are all of the table config). */
+static void plain_size(nc_x_step *s)
+{
+  if (s->action == NC_X_INSERT || s->action == NC_X_UPDATE)
+    s->size = 0;
+}
+static void plain_config(nc_x_step *s) { s->config = 0; }
 
 /* Makes each step smaller and plainer, the last first. */
 static void simplify_steps(shrinker *sh)
 {
   static void (*const edits[])(nc_x_step *) = {plain_thread, plain_outputs, plain_mask,
-                                               plain_stride};
+                                               plain_stride, plain_size,   plain_config};
   for (size_t i = sh->out->len; i-- > 0 && more(sh);) {
     for (int h = 0; h < 8 && i < sh->out->len && sh->out->steps[i].n > 1 && more(sh); h++)
       if (!try_edit(sh, i, halve))
