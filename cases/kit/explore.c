@@ -260,11 +260,6 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "none: these steps fail only after tables the case made before them, and a "
             "reproducer runs them in a process of its own, where they agree");
-  else if (c->cfg->repro && nc_x_other_config(sh->steps, sh->len))
-    nc_note(c, "C reproducer", "a program that fails while the defect persists",
-            "none: these steps produce a table of another of the profile's configs, and a "
-            "reproducer keeps one row size for every table; the reproduce line above replays "
-            "them");
   else if (sh->fail.direct)
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "none: the reproducer checks the tables' answers against the model, not this "

@@ -777,14 +777,6 @@ static void add(char *out, size_t len, int *at, const char *fmt, ...)
   *at = n < 0 ? (int)len : *at + n;
 }
 
-int nc_x_other_config(const nc_x_step *steps, size_t len)
-{
-  for (size_t i = 0; i < len; i++)
-    if (steps[i].action == NC_X_PRODUCE && steps[i].config)
-      return 1;
-  return 0;
-}
-
 void nc_x_describe(const nc_x_seq *q, const nc_x_step *s, char *out, size_t len)
 {
   const int64_t *keys = q->arena + s->first;

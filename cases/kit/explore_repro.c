@@ -109,6 +109,14 @@ static void emit_header(nc_strbuf *b, const nc_case *c, const nc_x_table_shape *
                       "repro_invalid_key = ", (long long)sh->row, (long long)sh->stride);
   c_int64(b, sh->invalid_key);
   nc_strbuf_printf(b, ";\nstatic const nve_data_type_t repro_dtype = %d;\n", (int)sh->dtype);
+  /* The profile's other configs, for the steps that produce with them. */
+  nc_strbuf_puts(b, "static const char *const repro_more_configs[] = {");
+  for (size_t i = 0; i < c->cfg->more_count; i++) {
+    nc_strbuf_puts(b, i ? ", " : "");
+    c_string(b, c->cfg->more_tables[i]);
+  }
+  nc_strbuf_printf(b, "%s};\nstatic const size_t repro_nmore = %zu;\n",
+                   c->cfg->more_count ? "" : "0", c->cfg->more_count);
 }
 
 static void emit_keys(nc_strbuf *b, const int64_t *keys, size_t n)
@@ -119,6 +127,17 @@ static void emit_keys(nc_strbuf *b, const int64_t *keys, size_t n)
     c_int64(b, keys[i]);
   }
   nc_strbuf_printf(b, "%s};\nstatic const size_t repro_ndistinct = %zu;\n", n ? "" : "0", n);
+}
+
+/* How many of a probe's nprobe keys are the extra ones, not the step's own
+ * (nc_x_probe_keys): a reproducer reads back fewer of its own from a table
+ * of wider rows. */
+static int64_t probe_extra(const nc_x_step *s, const nc_x_table_shape *sh, int64_t nprobe)
+{
+  int64_t fit = nc_tk_fit(sh->stride);
+  int64_t room = (fit < NC_X_PROBE_MAX ? fit : NC_X_PROBE_MAX) - NC_X_PROBE_EXTRA;
+  int64_t own = takes_keys(s->action) && s->n < room ? s->n : room;
+  return nprobe - (own < 0 ? 0 : own);
 }
 
 /* The steps, and the index of every key of theirs (their own, then their
@@ -156,10 +175,13 @@ static int emit_steps(nc_strbuf *b, const nc_x_seq *q, const nc_x_step *steps, s
   for (size_t i = 0; i < len; i++) {
     const nc_x_step *s = &steps[i];
     int64_t n = takes_keys(s->action) ? s->n : 0;
-    nc_strbuf_printf(b, "  {%s, %d, %d, %d, %d, %d, %d, %lld, %zu, %lld, %lld, %lluull, %lld},\n",
+    nc_strbuf_printf(b,
+                     "  {%s, %d, %d, %d, %d, %d, %d, %lld, %zu, %lld, %lld, %lluull, %lld, %lld, "
+                     "%d},\n",
                      names[s->action], s->slot, s->thread, s->nulls, s->read, s->resolved_every,
                      (int)s->dtype, (long long)n, at, (long long)s->stride_pad, (long long)s->size,
-                     (unsigned long long)s->tag, (long long)nprobe[i]);
+                     (unsigned long long)s->tag, (long long)nprobe[i],
+                     (long long)(nprobe[i] ? probe_extra(s, sh, nprobe[i]) : 0), (int)s->config);
     at += (size_t)(n + nprobe[i]);
   }
   nc_strbuf_printf(b, "};\nstatic const size_t repro_nsteps = %zu;\n", len);

@@ -132,8 +132,6 @@ void nc_x_seq_free(nc_x_seq *q);
 extern const char *const nc_x_action_names[NC_X_ACTIONS];
 extern const char *const nc_x_class_names[NC_XK_CLASSES];
 
-/* Whether one of the steps produces a table of another config. */
-int nc_x_other_config(const nc_x_step *steps, size_t len);
 
 /* One line describing a step (for the report and the reproducers). */
 void nc_x_describe(const nc_x_seq *q, const nc_x_step *s, char *out, size_t len);

@@ -14,7 +14,9 @@
  *
  * The rows differ from nve-conform's (the defect should not depend on
  * them); the host is the least one the contract allows: one context per
- * thread, tasks run in order on the calling thread. */
+ * thread, tasks run in order on the calling thread. A table of another of
+ * the profile's configs is judged as nve-conform judges one: rows of the
+ * size it declares, keys of its own size, never exact. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -34,12 +36,21 @@ struct repro_step {
   int64_t n, first, pad, size; /* keys: repro_keys[first .. first + n) */
   uint64_t tag;
   int64_t probe_n; /* its read-back's keys: the probe_n after its own */
+  int64_t extra;   /* the last extra of those are not its own keys */
+  int config;      /* produce: 0 table_config, k repro_more_configs[k - 1] */
 };
 
 /* @DATA@ */
 
 #define TABLES 3
 #define PATTERN 0xa5
+/* nve-conform's bounds on a table of another config: a buffer of at most
+ * BUFFER_BYTES, read-backs of at most PROBE_MAX keys, rows wider than
+ * ROW_MAX written ROW_WIDE bytes long. */
+#define BUFFER_BYTES (16 << 20)
+#define PROBE_MAX (256 + 16)
+#define ROW_MAX (64 << 20)
+#define ROW_WIDE 4096
 
 /* ---- the host's services --------------------------------------------------- */
 
@@ -133,20 +144,35 @@ static nve_ext_context_t context(void) { return (nve_ext_context_t)&thread_conte
 /* ---- the model: what each key of each table may answer ------------------------- */
 
 enum { ABSENT, PRESENT, ANY };
+/* What a table's calls are made of. */
+struct geometry {
+  int64_t row, stride, key_size, invalid_key;
+  nve_data_type_t dtype;
+  int exact, other; /* other: of another config, its steps fitted to it */
+};
 struct table {
   int alive;
   nve_ext_table_t t;
+  struct geometry g;
+  uint32_t *same;       /* per distinct key: the first one with its bytes (4-byte keys) */
   unsigned char *state; /* per distinct key */
-  unsigned char *rows;  /* per distinct key, repro_row bytes */
+  unsigned char *rows;  /* per distinct key, g.row bytes */
   int64_t *known;       /* per distinct key: its rows' first bytes a hit must return */
   int64_t counter;
   int counter_known;
+};
+/* One call: a step's keys (indexes into repro_distinct), fitted to its table. */
+struct call {
+  const struct repro_step *s;
+  const uint32_t *idx;
+  int64_t n, pad, size;
 };
 static struct table tables[TABLES];
 static nve_ext_table_factory_t factory;
 static int factory_alive;
 static size_t step_at;
 static size_t unsummed_at; /* 1 + the last step whose sums went unchecked; 0: none */
+static nve_data_type_t unsummed_dtype; /* that step's table's */
 
 static void defect(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void defect(const char *fmt, ...)
@@ -162,24 +188,40 @@ static void defect(const char *fmt, ...)
 
 /* Row i of a write with this tag: small integers in float32 tables, so
  * that sums stay exact; bytes otherwise. */
-static void make_row(unsigned char *out, int64_t width, uint64_t tag, int64_t i)
+static void make_row(unsigned char *out, int64_t width, nve_data_type_t dtype, uint64_t tag,
+                     int64_t i)
 {
-  for (int64_t e = 0; repro_dtype == NVE_DTYPE_FLOAT32 && e + 4 <= width; e += 4) {
+  for (int64_t e = 0; dtype == NVE_DTYPE_FLOAT32 && e + 4 <= width; e += 4) {
     float f = (float)((long)((tag * 131 + (uint64_t)i * 31 + (uint64_t)e * 7) % 1999) - 999);
     memcpy(out + e, &f, 4);
   }
-  for (int64_t e = repro_dtype == NVE_DTYPE_FLOAT32 ? width / 4 * 4 : 0; e < width; e++)
+  for (int64_t e = dtype == NVE_DTYPE_FLOAT32 ? width / 4 * 4 : 0; e < width; e++)
     out[e] = (unsigned char)(tag * 131 + (uint64_t)i * 31 + (uint64_t)e * 7 + 1);
 }
 
-static void *pack_keys(const struct repro_step *s)
+/* The model's index of distinct key k in table t. */
+static uint32_t slot_of(const struct table *t, uint32_t k) { return t->same ? t->same[k] : k; }
+
+static int64_t key_value(const struct table *t, uint32_t k)
 {
-  unsigned char *k = malloc((size_t)(s->n ? s->n : 1) * REPRO_KEY_SIZE);
+  int64_t v = repro_distinct[k];
+  return t->g.key_size == 4 ? (int64_t)(int32_t)v : v;
+}
+
+static int is_invalid(const struct table *t, uint32_t k)
+{
+  int64_t invalid = t->g.key_size == 4 ? (int64_t)(int32_t)t->g.invalid_key : t->g.invalid_key;
+  return key_value(t, k) == invalid;
+}
+
+static void *pack_keys(const struct table *t, const struct call *c)
+{
+  unsigned char *k = malloc((size_t)(c->n ? c->n : 1) * (size_t)t->g.key_size);
   if (!k)
     exit(2);
-  for (int64_t i = 0; i < s->n; i++) {
-    int64_t v = repro_distinct[repro_keys[s->first + i]];
-    if (REPRO_KEY_SIZE == 4) {
+  for (int64_t i = 0; i < c->n; i++) {
+    int64_t v = key_value(t, c->idx[i]);
+    if (t->g.key_size == 4) {
       int32_t v32 = (int32_t)v;
       memcpy(k + 4 * i, &v32, 4);
     } else {
@@ -189,45 +231,51 @@ static void *pack_keys(const struct repro_step *s)
   return k;
 }
 
-static int twice_in_batch(const struct repro_step *s, int64_t i)
+static int twice_in_batch(const struct table *t, const struct call *c, int64_t i)
 {
-  for (int64_t j = 0; j < s->n; j++)
-    if (j != i && repro_keys[s->first + j] == repro_keys[s->first + i])
+  for (int64_t j = 0; j < c->n; j++)
+    if (j != i && slot_of(t, c->idx[j]) == slot_of(t, c->idx[i]))
       return 1;
   return 0;
 }
 
-static void check_keys_unchanged(const struct repro_step *s, const void *keys)
+static void check_keys_unchanged(const struct table *t, const struct call *c, const void *keys)
 {
-  void *again = pack_keys(s);
-  if (memcmp(again, keys, (size_t)s->n * REPRO_KEY_SIZE) != 0)
+  void *again = pack_keys(t, c);
+  if (memcmp(again, keys, (size_t)c->n * (size_t)t->g.key_size) != 0)
     defect("step %zu changed its (const) keys buffer", step_at + 1);
   free(again);
 }
 
 /* ---- writes ------------------------------------------------------------------------ */
 
-static void write_op(struct table *t, const struct repro_step *s)
+static unsigned char *row_of(struct table *t, uint32_t k)
 {
-  int64_t stride = repro_stride + s->pad;
-  void *keys = pack_keys(s);
-  unsigned char *rows = calloc((size_t)(s->n ? s->n : 1), (size_t)stride);
+  return t->rows + (size_t)slot_of(t, k) * (size_t)t->g.row;
+}
+
+static void write_op(struct table *t, const struct call *c)
+{
+  const struct repro_step *s = c->s;
+  int64_t stride = t->g.stride + c->pad, row = t->g.row;
+  void *keys = pack_keys(t, c);
+  unsigned char *rows = calloc((size_t)(c->n ? c->n : 1), (size_t)stride);
   if (!rows)
     exit(2);
-  int64_t size = s->size > 0 && s->size < repro_row ? s->size : repro_row; /* a short write */
-  for (int64_t i = 0; i < s->n; i++)
-    make_row(rows + i * stride, size, s->tag, i);
+  int64_t size = c->size > 0 && c->size < row ? c->size : row; /* a short write */
+  for (int64_t i = 0; i < c->n; i++)
+    make_row(rows + i * stride, size, t->g.dtype, s->tag, i);
   nve_status_t st = s->action == INSERT
-                        ? t->t.ops->insert(t->t.self, context(), s->n, keys, stride, size, rows)
-                        : t->t.ops->update(t->t.self, context(), s->n, keys, stride, size, rows);
-  check_keys_unchanged(s, keys);
-  for (int64_t i = 0; i < s->n; i++) {
-    uint32_t k = repro_keys[s->first + i];
-    if (st != NVE_SUCCESS || twice_in_batch(s, i) || repro_distinct[k] == repro_invalid_key) {
+                        ? t->t.ops->insert(t->t.self, context(), c->n, keys, stride, size, rows)
+                        : t->t.ops->update(t->t.self, context(), c->n, keys, stride, size, rows);
+  check_keys_unchanged(t, c, keys);
+  for (int64_t i = 0; i < c->n; i++) {
+    uint32_t k = slot_of(t, c->idx[i]);
+    if (st != NVE_SUCCESS || twice_in_batch(t, c, i) || is_invalid(t, c->idx[i])) {
       t->state[k] = ANY;
     } else if (s->action == INSERT || t->state[k] == PRESENT) {
       t->state[k] = PRESENT;
-      memcpy(t->rows + (size_t)k * (size_t)repro_row, rows + i * stride, (size_t)size);
+      memcpy(row_of(t, k), rows + i * stride, (size_t)size);
       t->known[k] = size; /* the rest of the row is open after a short write */
     } else if (t->state[k] == ANY) {
       t->state[k] = ANY; /* present or not: either may hold */
@@ -237,81 +285,84 @@ static void write_op(struct table *t, const struct repro_step *s)
   free(keys);
 }
 
-static void accumulate_op(struct table *t, const struct repro_step *s)
+static void accumulate_op(struct table *t, const struct call *c)
 {
-  void *keys = pack_keys(s);
-  unsigned char *upd = calloc((size_t)(s->n ? s->n : 1), (size_t)s->size);
+  const struct repro_step *s = c->s;
+  void *keys = pack_keys(t, c);
+  unsigned char *upd = calloc((size_t)(c->n ? c->n : 1), (size_t)(c->size ? c->size : 1));
   if (!upd)
     exit(2);
-  for (int64_t i = 0; i < s->n; i++)
-    make_row(upd + i * s->size, s->size, s->tag, i);
-  nve_status_t st = t->t.ops->update_accumulate(t->t.self, context(), s->n, keys, s->size,
-                                                s->size, upd, (nve_data_type_t)s->dtype);
-  check_keys_unchanged(s, keys);
-  int summable = repro_dtype == NVE_DTYPE_FLOAT32 && s->dtype == NVE_DTYPE_FLOAT32;
-  if (st == NVE_SUCCESS && !summable && s->n > 0)
+  for (int64_t i = 0; i < c->n; i++)
+    make_row(upd + i * c->size, c->size, (nve_data_type_t)s->dtype, s->tag, i);
+  nve_status_t st = t->t.ops->update_accumulate(t->t.self, context(), c->n, keys, c->size,
+                                                c->size, upd, (nve_data_type_t)s->dtype);
+  check_keys_unchanged(t, c, keys);
+  int summable = t->g.dtype == NVE_DTYPE_FLOAT32 && s->dtype == NVE_DTYPE_FLOAT32;
+  if (st == NVE_SUCCESS && !summable && c->n > 0) {
     unsummed_at = step_at + 1;
-  for (int64_t i = 0; i < s->n; i++) {
-    uint32_t k = repro_keys[s->first + i];
+    unsummed_dtype = t->g.dtype;
+  }
+  for (int64_t i = 0; i < c->n; i++) {
+    uint32_t k = slot_of(t, c->idx[i]);
     if (st != NVE_SUCCESS || !summable) {
       t->state[k] = ANY;
       continue;
     }
     if (t->state[k] != PRESENT)
       continue; /* missing keys are ignored; unknown ones stay unknown */
-    for (int64_t e = 0; e + 4 <= s->size; e += 4) {
+    for (int64_t e = 0; e + 4 <= c->size; e += 4) {
       float a, b;
-      memcpy(&a, t->rows + (size_t)k * (size_t)repro_row + e, 4);
-      memcpy(&b, upd + i * s->size + e, 4);
+      memcpy(&a, row_of(t, k) + e, 4);
+      memcpy(&b, upd + i * c->size + e, 4);
       a += b;
-      memcpy(t->rows + (size_t)k * (size_t)repro_row + e, &a, 4);
+      memcpy(row_of(t, k) + e, &a, 4);
     }
   }
   free(upd);
   free(keys);
 }
 
-static void erase_op(struct table *t, const struct repro_step *s)
+static void erase_op(struct table *t, const struct call *c)
 {
-  void *keys = pack_keys(s);
-  nve_status_t st = s->action == ERASE ? t->t.ops->erase(t->t.self, context(), s->n, keys)
-                                        : t->t.ops->clear(t->t.self, context());
-  check_keys_unchanged(s, keys);
+  void *keys = pack_keys(t, c);
+  nve_status_t st = c->s->action == ERASE ? t->t.ops->erase(t->t.self, context(), c->n, keys)
+                                           : t->t.ops->clear(t->t.self, context());
+  check_keys_unchanged(t, c, keys);
   free(keys);
-  if (s->action == CLEAR) {
+  if (c->s->action == CLEAR) {
     memset(t->state, st == NVE_SUCCESS ? ABSENT : ANY, repro_ndistinct);
     t->counter_known = 0; /* the contract does not say what clear does to it */
     return;
   }
-  for (int64_t i = 0; i < s->n; i++)
-    t->state[repro_keys[s->first + i]] = st == NVE_SUCCESS ? ABSENT : ANY;
+  for (int64_t i = 0; i < c->n; i++)
+    t->state[slot_of(t, c->idx[i])] = st == NVE_SUCCESS ? ABSENT : ANY;
 }
 
 /* ---- reads ------------------------------------------------------------------------- */
 
 static int bit(const uint64_t *m, int64_t i) { return (int)(m[i / 64] >> (i % 64) & 1); }
 
-static void check_hit(struct table *t, const struct repro_step *s, int64_t i, int hit,
+static void check_hit(struct table *t, const struct call *c, int64_t i, int hit,
                       const unsigned char *value, const int64_t *sizes)
 {
-  uint32_t k = repro_keys[s->first + i];
-  long long key = (long long)repro_distinct[k];
-  if (t->state[k] == ANY || repro_distinct[k] == repro_invalid_key)
+  uint32_t k = slot_of(t, c->idx[i]);
+  long long key = (long long)key_value(t, c->idx[i]);
+  int64_t row = t->g.row;
+  if (t->state[k] == ANY || is_invalid(t, c->idx[i]))
     return;
   if (hit && t->state[k] == ABSENT)
     defect("find: a hit for key %lld, which is not stored (index %lld)", key, (long long)i);
-  if (!hit && t->state[k] == PRESENT && REPRO_EXACT)
+  if (!hit && t->state[k] == PRESENT && t->g.exact)
     defect("find: key %lld is stored and missed (index %lld), in a table that never evicts",
            key, (long long)i);
   int64_t known = t->known[k];
-  if (hit && value && memcmp(value, t->rows + (size_t)k * (size_t)repro_row, (size_t)known))
+  if (hit && value && memcmp(value, row_of(t, k), (size_t)known))
     defect("find: key %lld (index %lld) came back with bytes other than the last written",
            key, (long long)i);
   /* After a short write: the bytes written or the row. */
-  if (hit && sizes && (sizes[i] > repro_row || sizes[i] < known ||
-                       (known == repro_row && sizes[i] != repro_row)))
+  if (hit && sizes && (sizes[i] > row || sizes[i] < known || (known == row && sizes[i] != row)))
     defect("find: value_sizes[%lld] is %lld, not the size written (%lld) or the row (%lld)",
-           (long long)i, (long long)sizes[i], (long long)known, (long long)repro_row);
+           (long long)i, (long long)sizes[i], (long long)known, (long long)row);
 }
 
 /* What byte at of a find's values holds before the call: unlike the same
@@ -322,34 +373,34 @@ static unsigned char fill_at(int64_t at)
   return (unsigned char)(PATTERN ^ (at * 151) ^ (at >> 7));
 }
 
-static int64_t find_op(struct table *t, const struct repro_step *s, int nulls, int every)
+static int64_t find_op(struct table *t, const struct call *c, int nulls, int every)
 {
-  int64_t stride = repro_stride + s->pad, words = (s->n + 63) / 64, hits = 0;
-  void *keys = pack_keys(s);
+  int64_t n = c->n, stride = t->g.stride + c->pad, words = (n + 63) / 64, hits = 0;
+  void *keys = pack_keys(t, c);
   uint64_t *mask = calloc((size_t)(words ? words : 1), 8);
-  unsigned char *values = malloc((size_t)(s->n * stride + 64));
-  int64_t *sizes = malloc((size_t)(s->n ? s->n : 1) * 8);
+  unsigned char *values = malloc((size_t)(n * stride + 64));
+  int64_t *sizes = malloc((size_t)(n ? n : 1) * 8);
   if (!mask || !values || !sizes)
     exit(2);
-  for (int64_t at = 0; at < s->n * stride + 64; at++)
+  for (int64_t at = 0; at < n * stride + 64; at++)
     values[at] = fill_at(at);
-  memset(sizes, PATTERN, (size_t)(s->n ? s->n : 1) * 8);
-  for (int64_t i = 0; every && i < s->n; i += every)
+  memset(sizes, PATTERN, (size_t)(n ? n : 1) * 8);
+  for (int64_t i = 0; every && i < n; i += every)
     mask[i / 64] |= 1ull << (i % 64);
-  nve_status_t st = t->t.ops->find(t->t.self, context(), s->n, keys,
+  nve_status_t st = t->t.ops->find(t->t.self, context(), n, keys,
                                    nulls & NULL_MASK ? NULL : mask, stride,
                                    nulls & NULL_VALUES ? NULL : values,
                                    nulls & NULL_SIZES ? NULL : sizes);
-  check_keys_unchanged(s, keys);
+  check_keys_unchanged(t, c, keys);
   if (st != NVE_SUCCESS)
-    defect("find: status %d for a valid call (n=%lld)", (int)st, (long long)s->n);
+    defect("find: status %d for a valid call (n=%lld)", (int)st, (long long)n);
   for (int64_t b = 0; b < 64; b++)
-    if (values[s->n * stride + b] != fill_at(s->n * stride + b))
+    if (values[n * stride + b] != fill_at(n * stride + b))
       defect("find: byte %lld past the last value slot (n=%lld) was written", (long long)b,
-             (long long)s->n);
-  if (!(nulls & NULL_MASK) && s->n % 64 && mask[s->n / 64] >> (s->n % 64))
-    defect("find: hit_mask bits at n (%lld) and above are set", (long long)s->n);
-  for (int64_t i = 0; i < s->n; i++) {
+             (long long)n);
+  if (!(nulls & NULL_MASK) && n % 64 && mask[n / 64] >> (n % 64))
+    defect("find: hit_mask bits at n (%lld) and above are set", (long long)n);
+  for (int64_t i = 0; i < n; i++) {
     unsigned char *slot = values + i * stride;
     int resolved = every && i % every == 0;
     if (resolved) {
@@ -368,17 +419,17 @@ static int64_t find_op(struct table *t, const struct repro_step *s, int nulls, i
       hit = sizes[i] > 0 && (unsigned char)sizes[i] != PATTERN;
     else
       continue;
-    for (int64_t b = repro_row; hit && b < stride && !(nulls & NULL_VALUES); b++)
+    for (int64_t b = t->g.row; hit && b < stride && !(nulls & NULL_VALUES); b++)
       if (slot[b] != fill_at(i * stride + b))
         defect("find: byte %lld of slot %lld, between the row and the stride, was written",
                (long long)b, (long long)i);
-    check_hit(t, s, i, hit, nulls & NULL_VALUES ? NULL : slot, nulls & NULL_SIZES ? NULL : sizes);
+    check_hit(t, c, i, hit, nulls & NULL_VALUES ? NULL : slot, nulls & NULL_SIZES ? NULL : sizes);
     hits += hit;
   }
   if (every || ((nulls & NULL_MASK) && (nulls & NULL_SIZES)))
     t->counter_known = 0; /* resolved keys leave the counter open; hits unseen */
   else
-    t->counter += t->t.ops->lookup_counter_hits(t->t.self) ? hits : s->n - hits;
+    t->counter += t->t.ops->lookup_counter_hits(t->t.self) ? hits : n - hits;
   free(mask);
   free(values);
   free(sizes);
@@ -405,11 +456,132 @@ static void counter_op(struct table *t, const struct repro_step *s)
            (long long)t->counter);
 }
 
+/* ---- steps fitted to a table of another config, as nve-conform fits them ---------- */
+
+static int64_t keys_that_fit(int64_t stride)
+{
+  int64_t fit = BUFFER_BYTES / (stride + 16);
+  return fit < 1 ? 1 : fit;
+}
+
+static int64_t width_of(int64_t dtype)
+{
+  switch (dtype) {
+  case NVE_DTYPE_FLOAT32: return 4;
+  case NVE_DTYPE_FLOAT64: return 8;
+  case NVE_DTYPE_FLOAT16:
+  case NVE_DTYPE_BFLOAT16: return 2;
+  case NVE_DTYPE_E4M3:
+  case NVE_DTYPE_E5M2: return 1;
+  default: return 0;
+  }
+}
+
+/* An accumulate's update size: as many whole elements of its dtype as the
+ * row holds elements of its own, else as many as fit the row. */
+static int64_t update_size_most(const struct table *t, int64_t dtype)
+{
+  int64_t rw = width_of(t->g.dtype), w = width_of(dtype), row = t->g.row;
+  if (rw && w)
+    return (row / rw < row / w ? row / rw : row / w) * w;
+  return w ? row / w * w : row;
+}
+
+/* The step's call on t: its keys, fitted to t's buffers and rows. */
+static struct call call_of(const struct table *t, const struct repro_step *s)
+{
+  struct call c = {s, repro_keys + s->first, s->n, s->pad, s->size};
+  if (!t->g.other)
+    return c;
+  int64_t fit = keys_that_fit(t->g.stride + s->pad);
+  c.n = s->n < fit ? s->n : fit;
+  if (s->action == ACCUMULATE && c.size > update_size_most(t, s->dtype))
+    c.size = update_size_most(t, s->dtype);
+  return c;
+}
+
+/* The read-back of step s on t: its own keys as far as a buffer of t's
+ * rows takes them, then the extra ones. */
+static struct call probe_of(const struct table *t, const struct call *done, uint32_t *buf)
+{
+  const struct repro_step *s = done->s;
+  struct call c = {s, repro_keys + s->first + s->n, s->probe_n, 0, 0};
+  if (!t->g.other)
+    return c;
+  int64_t fit = keys_that_fit(t->g.stride);
+  int64_t room = (fit < PROBE_MAX ? fit : PROBE_MAX) - s->extra, own = done->n < room ? done->n : room;
+  own = own < 0 ? 0 : own;
+  memcpy(buf, repro_keys + s->first, (size_t)own * sizeof(uint32_t));
+  memcpy(buf + own, repro_keys + s->first + s->n + s->probe_n - s->extra,
+         (size_t)s->extra * sizeof(uint32_t));
+  c.idx = buf;
+  c.n = own + s->extra;
+  return c;
+}
+
 /* ---- tables, threads, the sequence ---------------------------------------------------- */
 
 static nve_status_t (*nve_create)(const char *, nve_ext_table_factory_t *, const char **);
 
-static int open_table(struct table *t)
+/* The table config's tables are as nve-conform saw them; another
+ * config's are what the table declares, as nve-conform takes them. 0, or
+ * -1 for a table nve-conform would count as refused. */
+static int geometry_of(struct table *t, int config)
+{
+  struct geometry *g = &t->g;
+  if (!config) {
+    *g = (struct geometry){repro_row, repro_stride, REPRO_KEY_SIZE, repro_invalid_key,
+                           repro_dtype, REPRO_EXACT, 0};
+    return 0;
+  }
+  void *self = t->t.self;
+  const nve_ext_table_ops_t *ops = t->t.ops;
+  int64_t most = ops->max_row_size(self);
+  g->key_size = ops->key_size(self);
+  g->invalid_key = ops->invalid_key(self);
+  g->dtype = ops->value_dtype(self);
+  g->row = g->stride = most > ROW_MAX ? ROW_WIDE : most;
+  g->exact = 0;
+  g->other = 1;
+  return (g->key_size == 4 || g->key_size == 8) && most > 0 &&
+                 ops->preferred_buffer_location(self) == NVE_BUFFER_LOCATION_HOST &&
+                 ops->device_id(self) == -1
+             ? 0
+             : -1;
+}
+
+static const int64_t *by_low_half_keys;
+static int by_low_half(const void *a, const void *b)
+{
+  int32_t x = (int32_t)by_low_half_keys[*(const uint32_t *)a];
+  int32_t y = (int32_t)by_low_half_keys[*(const uint32_t *)b];
+  if (x != y)
+    return x < y ? -1 : 1;
+  return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* For 4-byte keys: distinct keys with the same low half are one key. */
+static void same_keys(struct table *t)
+{
+  t->same = NULL;
+  if (t->g.key_size != 4 || !repro_ndistinct)
+    return;
+  uint32_t *order = malloc(repro_ndistinct * sizeof(uint32_t));
+  t->same = malloc(repro_ndistinct * sizeof(uint32_t));
+  if (!order || !t->same)
+    exit(2);
+  for (size_t k = 0; k < repro_ndistinct; k++)
+    order[k] = (uint32_t)k;
+  by_low_half_keys = repro_distinct;
+  qsort(order, repro_ndistinct, sizeof(uint32_t), by_low_half);
+  for (size_t i = 0; i < repro_ndistinct; i++)
+    t->same[order[i]] = i && (int32_t)repro_distinct[order[i]] == (int32_t)repro_distinct[order[i - 1]]
+                            ? t->same[order[i - 1]]
+                            : order[i];
+  free(order);
+}
+
+static int open_table(struct table *t, int config)
 {
   static int64_t next_id = 1;
   if (!factory_alive) {
@@ -419,16 +591,23 @@ static int open_table(struct table *t)
     factory_alive = 1;
   }
   memset(&t->t, 0, sizeof(t->t));
-  if (factory.ops->produce(factory.self, next_id++, table_config, &t->t) != NVE_SUCCESS ||
-      !t->t.self)
+  const char *json = config > 0 && config <= (int)repro_nmore ? repro_more_configs[config - 1]
+                                                               : table_config;
+  if (factory.ops->produce(factory.self, next_id++, json, &t->t) != NVE_SUCCESS || !t->t.self)
     return -1;
-  t->state = calloc(repro_ndistinct ? repro_ndistinct : 1, 1);
-  t->rows = calloc(repro_ndistinct ? repro_ndistinct : 1, (size_t)repro_row);
-  t->known = malloc((repro_ndistinct ? repro_ndistinct : 1) * sizeof(int64_t));
+  if (geometry_of(t, config > 0 && config <= (int)repro_nmore ? config : 0) != 0) {
+    t->t.ops->destroy(t->t.self);
+    return -1;
+  }
+  same_keys(t);
+  size_t keys = repro_ndistinct ? repro_ndistinct : 1;
+  t->state = calloc(keys, 1);
+  t->rows = calloc(keys, (size_t)t->g.row);
+  t->known = malloc(keys * sizeof(int64_t));
   if (!t->state || !t->rows || !t->known)
     exit(2);
   for (size_t k = 0; k < repro_ndistinct; k++)
-    t->known[k] = repro_row;
+    t->known[k] = t->g.row;
   t->alive = 1;
   t->counter_known = 0;
   return 0;
@@ -439,6 +618,7 @@ static void close_table(struct table *t)
   if (!t->alive)
     return;
   t->t.ops->destroy(t->t.self);
+  free(t->same);
   free(t->state);
   free(t->rows);
   free(t->known);
@@ -447,19 +627,17 @@ static void close_table(struct table *t)
 
 static void table_step(struct table *t, const struct repro_step *s)
 {
+  struct call c = call_of(t, s);
   switch (s->action) {
-  case FIND: find_op(t, s, s->nulls, s->resolved_every); return;
+  case FIND: find_op(t, &c, s->nulls, s->resolved_every); return;
   case COUNTER: counter_op(t, s); return;
   case INSERT:
-  case UPDATE: write_op(t, s); break;
-  case ACCUMULATE: accumulate_op(t, s); break;
-  default: erase_op(t, s); break;
+  case UPDATE: write_op(t, &c); break;
+  case ACCUMULATE: accumulate_op(t, &c); break;
+  default: erase_op(t, &c); break;
   }
-  struct repro_step probe = *s; /* read back what the op changed, as nve-conform did */
-  probe.action = FIND;
-  probe.first = s->first + s->n;
-  probe.n = s->probe_n;
-  probe.pad = 0;
+  uint32_t buf[PROBE_MAX];
+  struct call probe = probe_of(t, &c, buf); /* read back what the op changed, as nve-conform did */
   find_op(t, &probe, 0, 0);
 }
 
@@ -527,7 +705,7 @@ int main(int argc, char **argv)
   }
   if (set_services)
     set_services(&services);
-  if (open_table(&tables[0]) != 0) {
+  if (open_table(&tables[0], 0) != 0) {
     fprintf(stderr, "%s: no factory or table from the configs\n", path);
     return 2;
   }
@@ -536,7 +714,7 @@ int main(int argc, char **argv)
     struct table *t = &tables[s->table];
     if (s->action == PRODUCE) {
       if (!t->alive)
-        open_table(t);
+        open_table(t, s->config);
     } else if (s->action == DESTROY) {
       close_table(t);
     } else if (s->action == DROP_FACTORY) {
@@ -554,7 +732,7 @@ int main(int argc, char **argv)
     printf("%zu steps agreed, but step %zu's update_accumulate succeeded with sums this program "
            "cannot compute (dtype %d updates into a dtype %d table), so its keys went unchecked: "
            "inconclusive\n", repro_nsteps, unsummed_at, repro_steps[unsummed_at - 1].dtype,
-           (int)repro_dtype);
+           (int)unsummed_dtype);
     return 3;
   }
   printf("%zu steps agreed: the defect is gone\n", repro_nsteps);
