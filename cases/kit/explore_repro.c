@@ -177,11 +177,13 @@ static int emit_steps(nc_strbuf *b, const nc_x_seq *q, const nc_x_step *steps, s
     int64_t n = takes_keys(s->action) ? s->n : 0;
     nc_strbuf_printf(b,
                      "  {%s, %d, %d, %d, %d, %d, %d, %lld, %zu, %lld, %lld, %lluull, %lld, %lld, "
-                     "%d},\n",
+                     "%d, %d, %lluull},\n",
                      names[s->action], s->slot, s->thread, s->nulls, s->read, s->resolved_every,
                      (int)s->dtype, (long long)n, at, (long long)s->stride_pad, (long long)s->size,
                      (unsigned long long)s->tag, (long long)nprobe[i],
-                     (long long)(nprobe[i] ? probe_extra(s, sh, nprobe[i]) : 0), (int)s->config);
+                     (long long)(nprobe[i] ? probe_extra(s, sh, nprobe[i]) : 0), (int)s->config,
+                     (nc_x_rereads_caps(q, s) ? 1 : 0) | (nc_x_oversized(q, s) ? 2 : 0),
+                     (unsigned long long)nc_x_oversize_seed(q, s));
     at += (size_t)(n + nprobe[i]);
   }
   nc_strbuf_printf(b, "};\nstatic const size_t repro_nsteps = %zu;\n", len);

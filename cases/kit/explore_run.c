@@ -29,7 +29,6 @@
 #define BEAT_EVERY_S 0.1
 
 /* The most bytes of rows an oversized write sends. */
-#define OVERSIZE_BYTES (8 << 20)
 
 /* Calls of one action that may all fail before that is a failure. */
 #define NEVER_CALLS 4
@@ -218,9 +217,14 @@ static void direct_failure(world *w, nc_rule owner, const char *expected, const 
 /* One step in four (drawn from the step alone) reads the capabilities
  * again after its op, on the op's thread: they must read as at produce
  * (DEV-06), whatever the table went through since. */
+int nc_x_rereads_caps(const nc_x_seq *q, const nc_x_step *st)
+{
+  return nc_mix64(q->seed ^ (st->tag * 0xc2b2ae3d27d4eb4full)) % 4 == 0;
+}
+
 static void reread_caps(world *w, slot *sl, const nc_x_step *st)
 {
-  if ((w->toggles & NC_XT_LEAKS) || nc_mix64(w->q->seed ^ (st->tag * 0xc2b2ae3d27d4eb4full)) % 4)
+  if ((w->toggles & NC_XT_LEAKS) || !nc_x_rereads_caps(w->q, st))
     return;
   const nc_table_caps *was = &sl->k.caps;
   nc_table_caps now;
@@ -253,18 +257,30 @@ int nc_x_oversize_possible(const nc_table_caps *caps)
  * another path than a small one). Its keys are drawn from the step alone
  * (no key of the sequence, but by chance), so that the model stays exact
  * for the sequence's keys; taken, their rows are unknown afterwards. */
+int nc_x_oversized(const nc_x_seq *q, const nc_x_step *st)
+{
+  return (q->features & NC_XF_OVERSIZE) &&
+         (st->action == NC_X_INSERT || st->action == NC_X_UPDATE ||
+          st->action == NC_X_ACCUMULATE) &&
+         nc_mix64(q->seed ^ (st->tag * 0x94d049bb133111ebull)) % 8 == 0;
+}
+
+uint64_t nc_x_oversize_seed(const nc_x_seq *q, const nc_x_step *st)
+{
+  return q->seed ^ (st->tag * 0xbf58476d1ce4e5b9ull);
+}
+
 static void oversize_write(world *w, slot *sl, const nc_x_step *st)
 {
   nc_tk *k = &sl->k;
-  if (!(w->q->features & NC_XF_OVERSIZE) || (w->toggles & NC_XT_PLAIN_CALLS) ||
-      (st->action != NC_X_INSERT && st->action != NC_X_UPDATE && st->action != NC_X_ACCUMULATE) ||
-      !nc_x_oversize_possible(&k->caps) ||
-      nc_mix64(w->q->seed ^ (st->tag * 0x94d049bb133111ebull)) % 8)
+  if ((w->toggles & NC_XT_PLAIN_CALLS) || !nc_x_oversized(w->q, st) ||
+      !nc_x_oversize_possible(&k->caps))
     return;
   int64_t size = k->caps.max_row_size + 1, width = nc_dtype_width(k->caps.dtype);
   if (st->action == NC_X_ACCUMULATE) /* whole elements of the table's dtype, past the row */
     size = width > 0 ? (k->caps.max_row_size / width + 1) * width : size;
-  int64_t stride = size + 7, most = OVERSIZE_BYTES / stride > 0 ? OVERSIZE_BYTES / stride : 1;
+  int64_t stride = size + 7;
+  int64_t most = NC_X_OVERSIZE_BYTES / stride > 0 ? NC_X_OVERSIZE_BYTES / stride : 1;
   int64_t n = st->n < most ? st->n : most;
   /* Mapped buffers come from the guarded pool (mapping fresh pages on
    * every such write is most of its cost); their bytes are left as they
@@ -274,7 +290,7 @@ static void oversize_write(world *w, slot *sl, const nc_x_step *st)
   unsigned flags = NC_GUARDED_UNZEROED | NC_GUARDED_NO_CANARIES;
   if (keys && nc_guarded_alloc_with(&raw, "oversized write keys", (size_t)n * 8, flags) == 0 &&
       nc_guarded_alloc_with(&rows, "oversized write values", (size_t)(n * stride), flags) == 0) {
-    uint64_t h = w->q->seed ^ (st->tag * 0xbf58476d1ce4e5b9ull);
+    uint64_t h = nc_x_oversize_seed(w->q, st);
     for (int64_t i = 0; i < n; i++) {
       uint64_t v = nc_splitmix(&h);
       keys[i] = k->caps.key_size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;

@@ -54,6 +54,16 @@ typedef struct nc_x_replay_stats {
 struct nc_table_caps;
 int nc_x_oversize_possible(const struct nc_table_caps *caps);
 
+/* The draws of a step's extra calls, from the step alone (the C
+ * reproducer makes the same calls): whether it reads the capabilities again
+ * after its op; whether a write past max_row_size goes before it (in a
+ * sequence with NC_XF_OVERSIZE, a host table whose rows allow it), and the
+ * seed of that write's keys. */
+int nc_x_rereads_caps(const nc_x_seq *q, const nc_x_step *st);
+int nc_x_oversized(const nc_x_seq *q, const nc_x_step *st);
+uint64_t nc_x_oversize_seed(const nc_x_seq *q, const nc_x_step *st);
+#define NC_X_OVERSIZE_BYTES (8 << 20) /* the most bytes of one such write's rows */
+
 /* Whether a step of action reads back what it changed (a probe). */
 int nc_x_probes(int action);
 /* The keys of that probe: the step's own first keys, as many as fit a call

@@ -12,6 +12,11 @@
  * float32, or a table of another dtype) succeeded, so that the keys it
  * touched went unchecked: inconclusive, never "fixed".
  *
+ * Beside the answers it checks what nve-conform checks between them: the
+ * capabilities read again after a step read as at produce, and a write
+ * past max_row_size that the table refuses leaves a message in its
+ * last_error.
+ *
  * The rows differ from nve-conform's (the defect should not depend on
  * them); the host is the least one the contract allows: one context per
  * thread, tasks run in order on the calling thread. A table of another of
@@ -25,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <plugin/nve_external_plugin.h>
 
@@ -38,7 +44,10 @@ struct repro_step {
   int64_t probe_n; /* its read-back's keys: the probe_n after its own */
   int64_t extra;   /* the last extra of those are not its own keys */
   int config;      /* produce: 0 table_config, k repro_more_configs[k - 1] */
+  int checks;      /* REREAD_CAPS | OVERSIZE_FIRST */
+  uint64_t oversize_seed; /* the keys of that write */
 };
+enum { REREAD_CAPS = 1, OVERSIZE_FIRST = 2 };
 
 /* @DATA@ */
 
@@ -51,6 +60,7 @@ struct repro_step {
 #define PROBE_MAX (256 + 16)
 #define ROW_MAX (64 << 20)
 #define ROW_WIDE 4096
+#define OVERSIZE_BYTES (8 << 20)
 
 /* ---- the host's services --------------------------------------------------- */
 
@@ -150,10 +160,19 @@ struct geometry {
   nve_data_type_t dtype;
   int exact, other; /* other: of another config, its steps fitted to it */
 };
+/* What a table says of itself; read again, it must say the same. */
+struct caps {
+  nve_buffer_location_t location;
+  int32_t device_id;
+  int64_t max_row_size, key_size, invalid_key, counter_hits;
+  nve_data_type_t dtype;
+};
 struct table {
   int alive;
   nve_ext_table_t t;
+  struct caps caps;
   struct geometry g;
+  uint32_t *order;      /* distinct keys by their low half (4-byte keys) */
   uint32_t *same;       /* per distinct key: the first one with its bytes (4-byte keys) */
   unsigned char *state; /* per distinct key */
   unsigned char *rows;  /* per distinct key, g.row bytes */
@@ -523,6 +542,28 @@ static struct call probe_of(const struct table *t, const struct call *done, uint
 
 static nve_status_t (*nve_create)(const char *, nve_ext_table_factory_t *, const char **);
 
+static struct caps caps_of(const nve_ext_table_t *t)
+{
+  struct caps c = {t->ops->preferred_buffer_location(t->self), t->ops->device_id(t->self),
+                   t->ops->max_row_size(t->self), t->ops->key_size(t->self),
+                   t->ops->invalid_key(t->self), t->ops->lookup_counter_hits(t->self),
+                   t->ops->value_dtype(t->self)};
+  return c;
+}
+
+/* The first capability in which a and b differ, or NULL. */
+static const char *caps_differ(const struct caps *a, const struct caps *b)
+{
+  return a->location != b->location         ? "preferred_buffer_location"
+       : a->device_id != b->device_id       ? "device_id"
+       : a->max_row_size != b->max_row_size ? "max_row_size"
+       : a->key_size != b->key_size         ? "key_size"
+       : a->invalid_key != b->invalid_key   ? "invalid_key"
+       : a->dtype != b->dtype               ? "value_dtype"
+       : a->counter_hits != b->counter_hits ? "lookup_counter_hits"
+                                            : NULL;
+}
+
 /* The table config's tables are as nve-conform saw them; another
  * config's are what the table declares, as nve-conform takes them. 0, or
  * -1 for a table nve-conform would count as refused. */
@@ -534,18 +575,15 @@ static int geometry_of(struct table *t, int config)
                            repro_dtype, REPRO_EXACT, 0};
     return 0;
   }
-  void *self = t->t.self;
-  const nve_ext_table_ops_t *ops = t->t.ops;
-  int64_t most = ops->max_row_size(self);
-  g->key_size = ops->key_size(self);
-  g->invalid_key = ops->invalid_key(self);
-  g->dtype = ops->value_dtype(self);
+  int64_t most = t->caps.max_row_size;
+  g->key_size = t->caps.key_size;
+  g->invalid_key = t->caps.invalid_key;
+  g->dtype = t->caps.dtype;
   g->row = g->stride = most > ROW_MAX ? ROW_WIDE : most;
   g->exact = 0;
   g->other = 1;
   return (g->key_size == 4 || g->key_size == 8) && most > 0 &&
-                 ops->preferred_buffer_location(self) == NVE_BUFFER_LOCATION_HOST &&
-                 ops->device_id(self) == -1
+                 t->caps.location == NVE_BUFFER_LOCATION_HOST && t->caps.device_id == -1
              ? 0
              : -1;
 }
@@ -563,10 +601,10 @@ static int by_low_half(const void *a, const void *b)
 /* For 4-byte keys: distinct keys with the same low half are one key. */
 static void same_keys(struct table *t)
 {
-  t->same = NULL;
+  t->same = t->order = NULL;
   if (t->g.key_size != 4 || !repro_ndistinct)
     return;
-  uint32_t *order = malloc(repro_ndistinct * sizeof(uint32_t));
+  uint32_t *order = t->order = malloc(repro_ndistinct * sizeof(uint32_t));
   t->same = malloc(repro_ndistinct * sizeof(uint32_t));
   if (!order || !t->same)
     exit(2);
@@ -578,7 +616,6 @@ static void same_keys(struct table *t)
     t->same[order[i]] = i && (int32_t)repro_distinct[order[i]] == (int32_t)repro_distinct[order[i - 1]]
                             ? t->same[order[i - 1]]
                             : order[i];
-  free(order);
 }
 
 static int open_table(struct table *t, int config)
@@ -595,6 +632,7 @@ static int open_table(struct table *t, int config)
                                                                : table_config;
   if (factory.ops->produce(factory.self, next_id++, json, &t->t) != NVE_SUCCESS || !t->t.self)
     return -1;
+  t->caps = caps_of(&t->t);
   if (geometry_of(t, config > 0 && config <= (int)repro_nmore ? config : 0) != 0) {
     t->t.ops->destroy(t->t.self);
     return -1;
@@ -619,26 +657,135 @@ static void close_table(struct table *t)
     return;
   t->t.ops->destroy(t->t.self);
   free(t->same);
+  free(t->order);
   free(t->state);
   free(t->rows);
   free(t->known);
   t->alive = 0;
 }
 
+/* ---- what nve-conform checks between the answers ----------------------------------- */
+
+/* Whether the plugin's string at p has a first character: read through a
+ * pipe, which reports a bad address as an error instead of a crash here. */
+static int message_present(const char *p)
+{
+  int fd[2];
+  char c = 0;
+  if (!p || pipe(fd) != 0)
+    return 0;
+  int readable = write(fd[1], p, 1) == 1 && read(fd[0], &c, 1) == 1;
+  close(fd[0]);
+  close(fd[1]);
+  return readable && c != 0;
+}
+
+/* The distinct keys that are key in t, open after a write the model does
+ * not follow. */
+static int by_value(const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void forget_key(struct table *t, int64_t key)
+{
+  if (!t->order) {
+    const int64_t *at = bsearch(&key, repro_distinct, repro_ndistinct, sizeof(int64_t), by_value);
+    if (at)
+      t->state[at - repro_distinct] = ANY;
+    return;
+  }
+  for (size_t lo = 0, hi = repro_ndistinct; lo < hi;) { /* the order by low half */
+    size_t mid = lo + (hi - lo) / 2;
+    int32_t v = (int32_t)repro_distinct[t->order[mid]];
+    if (v == (int32_t)key) {
+      t->state[t->same[t->order[mid]]] = ANY;
+      return;
+    }
+    if (v < (int32_t)key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+}
+
+/* The write past max_row_size that nve-conform made before the step: the
+ * table may refuse it, with a message in its last_error. */
+static void oversize_write(struct table *t, const struct call *c)
+{
+  const struct repro_step *s = c->s;
+  int64_t most_row = t->caps.max_row_size;
+  if (!(s->checks & OVERSIZE_FIRST) || most_row > ROW_MAX)
+    return;
+  int64_t size = most_row + 1, width = width_of(t->caps.dtype);
+  if (s->action == ACCUMULATE) /* whole elements of the table's dtype, past the row */
+    size = width > 0 ? (most_row / width + 1) * width : size;
+  int64_t stride = size + 7, most = OVERSIZE_BYTES / stride > 0 ? OVERSIZE_BYTES / stride : 1;
+  int64_t n = c->n < most ? c->n : most;
+  int64_t *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+  unsigned char *raw = malloc((size_t)(n > 0 ? n : 1) * 8), *rows = calloc((size_t)(n > 0 ? n : 1), (size_t)stride);
+  if (!keys || !raw || !rows)
+    exit(2);
+  uint64_t h = s->oversize_seed;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t v = h += 0x9e3779b97f4a7c15ull; /* SplitMix64, as nve-conform draws them */
+    v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
+    v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
+    v ^= v >> 31;
+    keys[i] = t->caps.key_size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+    if (keys[i] == t->caps.invalid_key)
+      keys[i] ^= 1;
+    memcpy(raw + i * t->caps.key_size, &keys[i], (size_t)t->caps.key_size);
+  }
+  const nve_ext_table_ops_t *ops = t->t.ops;
+  nve_status_t st =
+      s->action == UPDATE ? ops->update(t->t.self, context(), n, raw, stride, size, rows)
+      : s->action == ACCUMULATE
+          ? ops->update_accumulate(t->t.self, context(), n, raw, stride, size, rows, t->caps.dtype)
+          : ops->insert(t->t.self, context(), n, raw, stride, size, rows);
+  if (st != NVE_SUCCESS && !message_present(ops->last_error(t->t.self)))
+    defect("a write of %lld keys with value_size %lld, past max_row_size (%lld), returned status "
+           "%d and no message in last_error", (long long)n, (long long)size, (long long)most_row,
+           (int)st);
+  for (int64_t i = 0; st == NVE_SUCCESS && i < n; i++)
+    forget_key(t, keys[i]);
+  free(keys);
+  free(raw);
+  free(rows);
+}
+
+static void reread_caps(struct table *t, const struct repro_step *s)
+{
+  struct caps now = caps_of(&t->t);
+  const char *what = (s->checks & REREAD_CAPS) ? caps_differ(&now, &t->caps) : NULL;
+  if (what)
+    defect("the capabilities read again after the step: %s changed (max_row_size %lld -> %lld, "
+           "key_size %lld -> %lld, invalid_key %lld -> %lld, device_id %d -> %d)", what,
+           (long long)t->caps.max_row_size, (long long)now.max_row_size,
+           (long long)t->caps.key_size, (long long)now.key_size, (long long)t->caps.invalid_key,
+           (long long)now.invalid_key, (int)t->caps.device_id, (int)now.device_id);
+}
+
 static void table_step(struct table *t, const struct repro_step *s)
 {
   struct call c = call_of(t, s);
+  oversize_write(t, &c);
   switch (s->action) {
-  case FIND: find_op(t, &c, s->nulls, s->resolved_every); return;
-  case COUNTER: counter_op(t, s); return;
+  case FIND: find_op(t, &c, s->nulls, s->resolved_every); break;
+  case COUNTER: counter_op(t, s); break;
   case INSERT:
   case UPDATE: write_op(t, &c); break;
   case ACCUMULATE: accumulate_op(t, &c); break;
   default: erase_op(t, &c); break;
   }
-  uint32_t buf[PROBE_MAX];
-  struct call probe = probe_of(t, &c, buf); /* read back what the op changed, as nve-conform did */
-  find_op(t, &probe, 0, 0);
+  if (s->action != FIND && s->action != COUNTER) {
+    uint32_t buf[PROBE_MAX];
+    struct call probe = probe_of(t, &c, buf); /* read back what the op changed, as nve-conform did */
+    find_op(t, &probe, 0, 0);
+  }
+  if (s->checks & REREAD_CAPS)
+    reread_caps(t, s);
 }
 
 /* Two threads of the sequence's own, each running the steps handed to it. */
