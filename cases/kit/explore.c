@@ -176,6 +176,8 @@ nc_rule nc_x_dependency_rule(unsigned depends, nc_rule own, const char **what)
       {NC_XT_NO_MASK, NC_RULE_TBL_03, "keys resolved on entry"},
       {NC_XT_MAIN_THREAD, NC_RULE_COUNT, "a call from another thread"},
       {NC_XT_PLAIN_STRIDE, NC_RULE_COUNT, "a stride wider than the row"},
+      {NC_XT_WHOLE_ROWS, NC_RULE_COUNT, "a write short of the row"},
+      {NC_XT_ONE_CONFIG, NC_RULE_COUNT, "a table of another of the profile's configs"},
   };
   for (size_t i = 0; i < sizeof(order) / sizeof(*order); i++)
     if (depends & order[i].toggle) {

@@ -335,7 +335,8 @@ static void table_op_only(world *w, slot *sl, const nc_x_step *st)
   case NC_X_INSERT:
   case NC_X_UPDATE: {
     /* A short write may be refused (the contract is silent on it). */
-    int64_t size = w->toggles & NC_XT_PLAIN_CALLS ? 0 : st->size, failed = k->failed_ops;
+    int64_t size = w->toggles & (NC_XT_PLAIN_CALLS | NC_XT_WHOLE_ROWS) ? 0 : st->size;
+    int64_t failed = k->failed_ops;
     nve_status_t s = nc_tk_write_prefix(k, st->action == NC_X_UPDATE, st->n, keys, stride, size,
                                         st->tag, 1);
     if (size && size < k->row) {
@@ -557,7 +558,7 @@ static void produce(world *w, const nc_x_step *st)
   nve_ext_table_t t = {0};
   int decoy = decoy_before(w, st, 2);
   const nc_config *cfg = w->c->cfg;
-  int config = st->config <= cfg->more_count ? st->config : 0;
+  int config = st->config <= cfg->more_count && !(w->toggles & NC_XT_ONE_CONFIG) ? st->config : 0;
   nve_status_t s = nc_call_produce(&w->f, ++w->next_id,
                                    config ? cfg->more_tables[config - 1] : cfg->table_config, &t);
   decoy_after(w, decoy, NC_RULE_DEV_03, "produce");

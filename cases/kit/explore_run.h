@@ -23,6 +23,9 @@
  * table rules' to judge, and a crash there would leave the view's rule
  * untested). NC_XT_LEAKS implies it. */
 #define NC_XT_PLAIN_CALLS 256u
+/* Toggles again (512 is NC_XD_EARLIER_TABLES, explore_shrink.h). */
+#define NC_XT_WHOLE_ROWS 1024u /* inserts and updates write whole rows */
+#define NC_XT_ONE_CONFIG 2048u /* every produce uses the table config */
 
 typedef struct nc_x_failure {
   long at; /* the step after which a table disagreed; the count when none did */

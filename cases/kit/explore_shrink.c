@@ -174,7 +174,11 @@ static unsigned used_features(const nc_x_shrunk *o)
             (s->resolved_every ? NC_XT_NO_MASK : 0) | (s->stride_pad ? NC_XT_PLAIN_STRIDE : 0) |
             (s->action == NC_X_DROP_FACTORY ? NC_XT_KEEP_FACTORY : 0) |
             (s->action == NC_X_DESTROY ? NC_XT_KEEP_TABLES : 0) |
-            (s->slot != slot && s->action != NC_X_DROP_FACTORY ? NC_XT_ALONE : 0);
+            (s->slot != slot && s->action != NC_X_DROP_FACTORY ? NC_XT_ALONE : 0) |
+            ((s->action == NC_X_INSERT || s->action == NC_X_UPDATE) && s->size
+                 ? NC_XT_WHOLE_ROWS
+                 : 0) |
+            (s->action == NC_X_PRODUCE && s->config ? NC_XT_ONE_CONFIG : 0);
   }
   return used;
 }
@@ -185,8 +189,8 @@ static void find_dependencies(shrinker *sh)
 {
   nc_x_shrunk *o = sh->out;
   unsigned used = used_features(o);
-  for (unsigned t = 1; t <= NC_XT_KEEP_TABLES; t <<= 1) {
-    if (!(used & t))
+  for (unsigned t = 1; t <= NC_XT_ONE_CONFIG; t <<= 1) {
+    if (!(used & t) || t == NC_XT_LEAKS || t == NC_XT_PLAIN_CALLS || t == NC_XD_EARLIER_TABLES)
       continue;
     nc_x_failure f;
     if (replay(sh, o->steps, o->len, t | sh->view, o->steps[o->len - 1].slot, &f) == 0 &&
