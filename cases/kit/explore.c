@@ -262,16 +262,6 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "none: these steps fail only after tables the case made before them, and a "
             "reproducer runs them in a process of its own, where they agree");
-  else if (c->cfg->repro && !shape->host)
-    nc_note(c, "C reproducer", "a program that fails while the defect persists",
-            "none: the table takes device buffers, and a reproducer passes host memory (it "
-            "loads no CUDA runtime); the reproduce line above replays it");
-  else if (sh->fail.direct && sh->fail.owners[0] != NC_RULE_DEV_06 &&
-           sh->fail.owners[0] != NC_RULE_ERR_02)
-    nc_note(c, "C reproducer", "a program that fails while the defect persists",
-            "none: the reproducer checks the answers, the capabilities and last_error after a "
-            "refused write, not a decoy CUDA device (that needs a runtime it does not load); "
-            "the reproduce line above replays it");
   else if (nc_x_write_repro(c, q, sh->steps, sh->len, shape, blamed, name, sizeof(name)) == 0)
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out [plugin.so] "

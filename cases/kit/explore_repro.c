@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda.h"
 #include "explore_run.h"
 #include "repro_out.h"
 #include "strbuf.h"
@@ -95,7 +96,8 @@ static void c_int64(nc_strbuf *b, int64_t v)
     nc_strbuf_printf(b, "%lldll", (long long)v);
 }
 
-static void emit_header(nc_strbuf *b, const nc_case *c, const nc_x_table_shape *sh)
+static void emit_header(nc_strbuf *b, const nc_case *c, const nc_x_seq *q,
+                        const nc_x_table_shape *sh, int decoy_failure)
 {
   nc_strbuf_printf(b, "#define REPRO_KEY_SIZE %d\n#define REPRO_EXACT %d\n", sh->key_size,
                    c->cfg->exact ? 1 : 0);
@@ -109,6 +111,13 @@ static void emit_header(nc_strbuf *b, const nc_case *c, const nc_x_table_shape *
                       "repro_invalid_key = ", (long long)sh->row, (long long)sh->stride);
   c_int64(b, sh->invalid_key);
   nc_strbuf_printf(b, ";\nstatic const nve_data_type_t repro_dtype = %d;\n", (int)sh->dtype);
+  /* The decoys of the bootstrap calls come from the seed and the step, as
+   * in the explorer; there were none without a runtime of two devices. */
+  nc_strbuf_printf(b,
+                   "#define REPRO_DECOYS %d\n#define REPRO_NEEDS_DECOYS %d\n"
+                   "static const uint64_t repro_seed = %lluull;\n",
+                   nc_cuda_loaded() && nc_cuda_device_count() >= 2 ? 1 : 0, decoy_failure ? 1 : 0,
+                   (unsigned long long)q->seed);
   /* The profile's other configs, for the steps that produce with them. */
   nc_strbuf_puts(b, "static const char *const repro_more_configs[] = {");
   for (size_t i = 0; i < c->cfg->more_count; i++) {
@@ -208,7 +217,8 @@ int nc_x_write_repro(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size
   nc_strbuf_printf(&b, "/* The reproducer of %s's failure (nve-conform, seed %llu). */\n",
                    nc_rule_defs[owner].info.id, (unsigned long long)c->cfg->seed);
   nc_strbuf_printf(&b, "%.*s", (int)(mark - runtime), runtime);
-  emit_header(&b, c, sh);
+  emit_header(&b, c, q, sh,
+              owner == NC_RULE_DEV_02 || owner == NC_RULE_DEV_03 || owner == NC_RULE_DEV_04);
   emit_keys(&b, keys, nkeys);
   if (emit_steps(&b, q, steps, len, sh, keys, nkeys) != 0)
     b.failed = 1;

@@ -10,7 +10,8 @@
  * plugin cannot be loaded or a table made, 3 when every answer agreed but
  * an update_accumulate this program cannot sum (updates other than
  * float32, or a table of another dtype) succeeded, so that the keys it
- * touched went unchecked: inconclusive, never "fixed".
+ * touched went unchecked, or when it could not make a decoy device current
+ * where nve-conform did: inconclusive, never "fixed".
  *
  * Beside the answers it checks what nve-conform checks between them: the
  * capabilities read again after a step read as at produce, and a write
@@ -19,7 +20,11 @@
  *
  * The rows differ from nve-conform's (the defect should not depend on
  * them); the host is the least one the contract allows: one context per
- * thread, tasks run in order on the calling thread. A table of another of
+ * thread, tasks run in order on the calling thread. When the plugin links
+ * a CUDA runtime, the program uses it as nve-conform did: device copies of
+ * the buffers for a DEVICE table, its device current around each op, and
+ * a decoy device (not device 0) current around factory creation, produce
+ * and factory destroy, which must leave it current. A table of another of
  * the profile's configs is judged as nve-conform judges one: rows of the
  * size it declares, keys of its own size, never exact. */
 #define _GNU_SOURCE
@@ -62,6 +67,103 @@ enum { REREAD_CAPS = 1, OVERSIZE_FIRST = 2 };
 #define ROW_WIDE 4096
 #define OVERSIZE_BYTES (8 << 20)
 
+/* ---- the CUDA runtime the plugin links, when it links one -------------------------- */
+
+static struct {
+  int (*get_count)(int *);
+  int (*get)(int *);
+  int (*set)(int);
+  int (*alloc)(void **, size_t);
+  int (*release)(void *);
+  int (*copy)(void *, const void *, size_t, int); /* cudaMemcpy */
+  int (*sync)(void);
+  int (*stream_create)(void **);
+  int count, home; /* its devices; the device current when the program began */
+} cuda;
+enum { TO_DEVICE = 1, TO_HOST = 2 }; /* cudaMemcpyKind */
+
+/* The runtime's functions: from the CUDA runtime loaded for the whole
+ * process before the plugin, as a host (and nve-conform) loads it, else
+ * from the plugin's own dependencies. */
+static void cuda_load(void)
+{
+  static const char *const names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0",
+                                      "libcudart.so"};
+  for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+    if (dlopen(names[i], RTLD_NOW | RTLD_GLOBAL))
+      return;
+}
+
+static void cuda_find(void *so)
+{
+  if (dlsym(RTLD_DEFAULT, "cudaGetDeviceCount"))
+    so = RTLD_DEFAULT;
+  *(void **)&cuda.get_count = dlsym(so, "cudaGetDeviceCount");
+  *(void **)&cuda.get = dlsym(so, "cudaGetDevice");
+  *(void **)&cuda.set = dlsym(so, "cudaSetDevice");
+  *(void **)&cuda.alloc = dlsym(so, "cudaMalloc");
+  *(void **)&cuda.release = dlsym(so, "cudaFree");
+  *(void **)&cuda.copy = dlsym(so, "cudaMemcpy");
+  *(void **)&cuda.sync = dlsym(so, "cudaDeviceSynchronize");
+  *(void **)&cuda.stream_create = dlsym(so, "cudaStreamCreate");
+  if (!cuda.get_count || !cuda.get || !cuda.set || !cuda.alloc || !cuda.release ||
+      !cuda.copy || !cuda.sync || cuda.get_count(&cuda.count) != 0 || cuda.get(&cuda.home) != 0)
+    cuda.count = 0;
+}
+
+/* SplitMix64's finaliser: nve-conform draws the decoys and the keys of
+ * its writes past the row with it. */
+static uint64_t mix64(uint64_t z)
+{
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Calls nve-conform made with a decoy device current that this program
+ * could not make so (no runtime, or one of fewer than two devices): what
+ * the failure needs when it is a decoy's (REPRO_NEEDS_DECOYS). */
+static int decoys_missed;
+
+/* Makes a decoy device current before a bootstrap call of step s, as
+ * nve-conform did (never device 0; salt: 1 factory creation, 2 produce, 3
+ * factory destroy). Returns it, or -1 when none is made. */
+static int decoy_before(const struct repro_step *s, int salt)
+{
+  if (!s || !REPRO_DECOYS)
+    return -1; /* nve-conform made none */
+  if (cuda.count < 2) {
+    decoys_missed = 1;
+    return -1;
+  }
+  uint64_t h = mix64(repro_seed ^ (s->tag * 0x9e3779b97f4a7c15ull) ^ (uint64_t)salt);
+  int decoy = 1 + (int)(h % (uint64_t)(cuda.count - 1));
+  return cuda.set(decoy) == 0 ? decoy : -1;
+}
+
+static void defect(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The call must have left the decoy current; then the program's device again. */
+static void decoy_after(int decoy, const char *call)
+{
+  if (decoy < 0)
+    return;
+  int now = -1;
+  cuda.get(&now);
+  if (now != decoy)
+    defect("%s with device %d current (a decoy): device %d is current afterwards; the caller's "
+           "device must be restored", call, decoy, now);
+  cuda.set(cuda.home);
+}
+
+static void *device_alloc(size_t size)
+{
+  void *d = NULL;
+  if (cuda.alloc(&d, size ? size : 1) != 0)
+    return NULL;
+  return d;
+}
+
 /* ---- the host's services --------------------------------------------------- */
 
 struct context {
@@ -69,8 +171,11 @@ struct context {
     char name[64];
     void *p;
     size_t size;
+    int on_device;
   } scratch[32];
   int n;
+  void *streams[2]; /* lookup, modify: the table's, set before each op */
+  int device;       /* the op's table takes device buffers */
 };
 static _Thread_local struct context thread_context;
 static _Thread_local char service_error[256];
@@ -103,10 +208,15 @@ static nve_status_t svc_execute_wg(nve_ext_context_t ctx, int64_t n,
   return svc_execute(ctx, n, task, user);
 }
 
-static nve_status_t svc_stream(nve_ext_context_t ctx, void **out)
+static nve_status_t svc_lookup_stream(nve_ext_context_t ctx, void **out)
 {
-  (void)ctx;
-  *out = NULL;
+  *out = ((struct context *)ctx)->streams[0];
+  return NVE_SUCCESS;
+}
+
+static nve_status_t svc_modify_stream(nve_ext_context_t ctx, void **out)
+{
+  *out = ((struct context *)ctx)->streams[1];
   return NVE_SUCCESS;
 }
 
@@ -114,7 +224,7 @@ static nve_status_t svc_scratch(nve_ext_context_t ctx, const char *name, size_t 
                                 int32_t host_alloc, void **out)
 {
   struct context *c = (struct context *)ctx;
-  (void)host_alloc;
+  int on_device = !host_alloc && c->device; /* device memory for a DEVICE table's op */
   int i = 0;
   while (i < c->n && strncmp(c->scratch[i].name, name, sizeof(c->scratch[i].name) - 1) != 0)
     i++;
@@ -126,9 +236,16 @@ static nve_status_t svc_scratch(nve_ext_context_t ctx, const char *name, size_t 
     snprintf(c->scratch[i].name, sizeof(c->scratch[i].name), "%s", name);
     c->n++;
   }
-  if (c->scratch[i].size < size) {
-    void *p = realloc(c->scratch[i].p, size);
+  if (c->scratch[i].size < size || c->scratch[i].on_device != on_device) {
+    void *p;
+    if (c->scratch[i].on_device)
+      cuda.release(c->scratch[i].p);
+    if (on_device || c->scratch[i].on_device)
+      c->scratch[i].p = NULL;
+    p = on_device ? device_alloc(size) : realloc(c->scratch[i].p, size);
+    c->scratch[i].on_device = on_device;
     if (!p) {
+      c->scratch[i].size = 0;
       snprintf(service_error, sizeof(service_error), "get_scratch: out of memory");
       return NVE_ERROR_OUT_OF_MEMORY;
     }
@@ -146,8 +263,8 @@ static const char *svc_last_error(nve_ext_context_t ctx)
 }
 
 static const nve_ext_nve_services_t services = {
-    sizeof(nve_ext_nve_services_t), svc_workers, svc_execute, svc_execute_wg, svc_stream,
-    svc_stream, svc_scratch, svc_last_error};
+    sizeof(nve_ext_nve_services_t), svc_workers, svc_execute, svc_execute_wg, svc_lookup_stream,
+    svc_modify_stream, svc_scratch, svc_last_error};
 
 static nve_ext_context_t context(void) { return (nve_ext_context_t)&thread_context; }
 
@@ -171,6 +288,8 @@ struct table {
   int alive;
   nve_ext_table_t t;
   struct caps caps;
+  int on_device;    /* a DEVICE table: device copies of its buffers */
+  void *streams[2]; /* its contexts' lookup and modify streams */
   struct geometry g;
   uint32_t *order;      /* distinct keys by their low half (4-byte keys) */
   uint32_t *same;       /* per distinct key: the first one with its bytes (4-byte keys) */
@@ -266,6 +385,51 @@ static void check_keys_unchanged(const struct table *t, const struct call *c, co
   free(again);
 }
 
+/* ---- what the host does around each op ------------------------------------------------ */
+
+/* Before the op: a DEVICE table's device current and its streams in the
+ * calling thread's context. */
+static void enter(const struct table *t)
+{
+  thread_context.device = t->on_device;
+  thread_context.streams[0] = t->streams[0];
+  thread_context.streams[1] = t->streams[1];
+  if (t->on_device)
+    cuda.set(t->caps.device_id);
+}
+
+static void leave(const struct table *t)
+{
+  if (t->on_device)
+    cuda.sync();
+}
+
+/* A buffer of the op as the table takes it: host itself for a HOST table,
+ * a device copy of it for a DEVICE table (NULL stays NULL). */
+static void *lend(const struct table *t, const void *host, size_t len)
+{
+  if (!t->on_device || !host)
+    return (void *)host;
+  void *d = device_alloc(len);
+  if (!d || cuda.copy(d, host, len, TO_DEVICE) != 0) {
+    fprintf(stderr, "cannot copy %zu bytes to device %d\n", len, (int)t->caps.device_id);
+    exit(2);
+  }
+  return d;
+}
+
+/* The table's bytes of a lent buffer back into host; the copy freed. */
+static void take_back(const struct table *t, void *host, void *lent, size_t len)
+{
+  if (!t->on_device || !host)
+    return;
+  if (cuda.copy(host, lent, len, TO_HOST) != 0) {
+    fprintf(stderr, "cannot copy %zu bytes from device %d\n", len, (int)t->caps.device_id);
+    exit(2);
+  }
+  cuda.release(lent);
+}
+
 /* ---- writes ------------------------------------------------------------------------ */
 
 static unsigned char *row_of(struct table *t, uint32_t k)
@@ -284,9 +448,15 @@ static void write_op(struct table *t, const struct call *c)
   int64_t size = c->size > 0 && c->size < row ? c->size : row; /* a short write */
   for (int64_t i = 0; i < c->n; i++)
     make_row(rows + i * stride, size, t->g.dtype, s->tag, i);
+  size_t klen = (size_t)c->n * (size_t)t->g.key_size, rlen = (size_t)(c->n * stride);
+  enter(t);
+  void *dk = lend(t, keys, klen), *dr = lend(t, rows, rlen);
   nve_status_t st = s->action == INSERT
-                        ? t->t.ops->insert(t->t.self, context(), c->n, keys, stride, size, rows)
-                        : t->t.ops->update(t->t.self, context(), c->n, keys, stride, size, rows);
+                        ? t->t.ops->insert(t->t.self, context(), c->n, dk, stride, size, dr)
+                        : t->t.ops->update(t->t.self, context(), c->n, dk, stride, size, dr);
+  leave(t);
+  take_back(t, keys, dk, klen);
+  take_back(t, rows, dr, rlen);
   check_keys_unchanged(t, c, keys);
   for (int64_t i = 0; i < c->n; i++) {
     uint32_t k = slot_of(t, c->idx[i]);
@@ -313,8 +483,14 @@ static void accumulate_op(struct table *t, const struct call *c)
     exit(2);
   for (int64_t i = 0; i < c->n; i++)
     make_row(upd + i * c->size, c->size, (nve_data_type_t)s->dtype, s->tag, i);
-  nve_status_t st = t->t.ops->update_accumulate(t->t.self, context(), c->n, keys, c->size,
-                                                c->size, upd, (nve_data_type_t)s->dtype);
+  size_t klen = (size_t)c->n * (size_t)t->g.key_size, ulen = (size_t)(c->n * c->size);
+  enter(t);
+  void *dk = lend(t, keys, klen), *du = lend(t, upd, ulen);
+  nve_status_t st = t->t.ops->update_accumulate(t->t.self, context(), c->n, dk, c->size,
+                                                c->size, du, (nve_data_type_t)s->dtype);
+  leave(t);
+  take_back(t, keys, dk, klen);
+  take_back(t, upd, du, ulen);
   check_keys_unchanged(t, c, keys);
   int summable = t->g.dtype == NVE_DTYPE_FLOAT32 && s->dtype == NVE_DTYPE_FLOAT32;
   if (st == NVE_SUCCESS && !summable && c->n > 0) {
@@ -344,8 +520,13 @@ static void accumulate_op(struct table *t, const struct call *c)
 static void erase_op(struct table *t, const struct call *c)
 {
   void *keys = pack_keys(t, c);
-  nve_status_t st = c->s->action == ERASE ? t->t.ops->erase(t->t.self, context(), c->n, keys)
+  size_t klen = (size_t)c->n * (size_t)t->g.key_size;
+  enter(t);
+  void *dk = lend(t, keys, klen);
+  nve_status_t st = c->s->action == ERASE ? t->t.ops->erase(t->t.self, context(), c->n, dk)
                                            : t->t.ops->clear(t->t.self, context());
+  leave(t);
+  take_back(t, keys, dk, klen);
   check_keys_unchanged(t, c, keys);
   free(keys);
   if (c->s->action == CLEAR) {
@@ -406,10 +587,20 @@ static int64_t find_op(struct table *t, const struct call *c, int nulls, int eve
   memset(sizes, PATTERN, (size_t)(n ? n : 1) * 8);
   for (int64_t i = 0; every && i < n; i += every)
     mask[i / 64] |= 1ull << (i % 64);
-  nve_status_t st = t->t.ops->find(t->t.self, context(), n, keys,
-                                   nulls & NULL_MASK ? NULL : mask, stride,
-                                   nulls & NULL_VALUES ? NULL : values,
-                                   nulls & NULL_SIZES ? NULL : sizes);
+  size_t klen = (size_t)n * (size_t)t->g.key_size, mlen = (size_t)(words ? words : 1) * 8;
+  size_t vlen = (size_t)(n * stride + 64), slen = (size_t)(n ? n : 1) * 8;
+  uint64_t *hm = nulls & NULL_MASK ? NULL : mask;
+  unsigned char *hv = nulls & NULL_VALUES ? NULL : values;
+  int64_t *hs = nulls & NULL_SIZES ? NULL : sizes;
+  enter(t);
+  void *dk = lend(t, keys, klen), *dm = lend(t, hm, mlen), *dv = lend(t, hv, vlen),
+       *ds = lend(t, hs, slen);
+  nve_status_t st = t->t.ops->find(t->t.self, context(), n, dk, dm, stride, dv, ds);
+  leave(t);
+  take_back(t, keys, dk, klen);
+  take_back(t, hm, dm, mlen);
+  take_back(t, hv, dv, vlen);
+  take_back(t, hs, ds, slen);
   check_keys_unchanged(t, c, keys);
   if (st != NVE_SUCCESS)
     defect("find: status %d for a valid call (n=%lld)", (int)st, (long long)n);
@@ -459,7 +650,9 @@ static int64_t find_op(struct table *t, const struct call *c, int nulls, int eve
 static void counter_op(struct table *t, const struct repro_step *s)
 {
   if (!s->read) {
+    enter(t);
     nve_status_t st = t->t.ops->reset_lookup_counter(t->t.self, context());
+    leave(t);
     if (st != NVE_SUCCESS)
       defect("reset_lookup_counter: status %d", (int)st);
     t->counter = 0;
@@ -467,7 +660,9 @@ static void counter_op(struct table *t, const struct repro_step *s)
     return;
   }
   int64_t got = -1;
+  enter(t);
   nve_status_t st = t->t.ops->get_lookup_counter(t->t.self, context(), &got);
+  leave(t);
   if (st != NVE_SUCCESS)
     defect("get_lookup_counter: status %d", (int)st);
   if (t->counter_known && got != t->counter)
@@ -582,10 +777,25 @@ static int geometry_of(struct table *t, int config)
   g->row = g->stride = most > ROW_MAX ? ROW_WIDE : most;
   g->exact = 0;
   g->other = 1;
-  return (g->key_size == 4 || g->key_size == 8) && most > 0 &&
-                 t->caps.location == NVE_BUFFER_LOCATION_HOST && t->caps.device_id == -1
-             ? 0
-             : -1;
+  return (g->key_size == 4 || g->key_size == 8) && most > 0 ? 0 : -1;
+}
+
+/* Where the table wants its buffers, as nve-conform checks it: a DEVICE
+ * table needs the runtime and one of its devices. 0, or -1 for a table
+ * nve-conform would count as refused (or this program cannot feed). */
+static int location_of(struct table *t)
+{
+  t->on_device = t->caps.location == NVE_BUFFER_LOCATION_DEVICE;
+  t->streams[0] = t->streams[1] = NULL;
+  if (!t->on_device)
+    return t->caps.location == NVE_BUFFER_LOCATION_HOST && t->caps.device_id == -1 ? 0 : -1;
+  if (t->caps.device_id < 0 || t->caps.device_id >= cuda.count)
+    return -1;
+  cuda.set(t->caps.device_id);
+  for (int i = 0; i < 2 && cuda.stream_create; i++)
+    if (cuda.stream_create(&t->streams[i]) != 0)
+      t->streams[i] = NULL;
+  return 0;
 }
 
 static const int64_t *by_low_half_keys;
@@ -618,22 +828,31 @@ static void same_keys(struct table *t)
                             : order[i];
 }
 
-static int open_table(struct table *t, int config)
+/* A table from the factory (made first when gone); s: the produce step,
+ * whose bootstrap calls run with a decoy current (NULL: the first table). */
+static int open_table(struct table *t, int config, const struct repro_step *s)
 {
   static int64_t next_id = 1;
   if (!factory_alive) {
     const char *err = NULL;
-    if (nve_create(factory_config, &factory, &err) != NVE_SUCCESS || !factory.self)
+    int decoy = decoy_before(s, 1);
+    nve_status_t st = nve_create(factory_config, &factory, &err);
+    decoy_after(decoy, "factory creation");
+    if (st != NVE_SUCCESS || !factory.self)
       return -1;
     factory_alive = 1;
   }
   memset(&t->t, 0, sizeof(t->t));
   const char *json = config > 0 && config <= (int)repro_nmore ? repro_more_configs[config - 1]
                                                                : table_config;
-  if (factory.ops->produce(factory.self, next_id++, json, &t->t) != NVE_SUCCESS || !t->t.self)
+  int decoy = decoy_before(s, 2);
+  nve_status_t st = factory.ops->produce(factory.self, next_id++, json, &t->t);
+  decoy_after(decoy, "produce");
+  if (st != NVE_SUCCESS || !t->t.self)
     return -1;
   t->caps = caps_of(&t->t);
-  if (geometry_of(t, config > 0 && config <= (int)repro_nmore ? config : 0) != 0) {
+  if (geometry_of(t, config > 0 && config <= (int)repro_nmore ? config : 0) != 0 ||
+      location_of(t) != 0) {
     t->t.ops->destroy(t->t.self);
     return -1;
   }
@@ -729,21 +948,25 @@ static void oversize_write(struct table *t, const struct call *c)
     exit(2);
   uint64_t h = s->oversize_seed;
   for (int64_t i = 0; i < n; i++) {
-    uint64_t v = h += 0x9e3779b97f4a7c15ull; /* SplitMix64, as nve-conform draws them */
-    v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
-    v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
-    v ^= v >> 31;
+    uint64_t v = mix64(h += 0x9e3779b97f4a7c15ull); /* SplitMix64, as nve-conform draws them */
     keys[i] = t->caps.key_size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
     if (keys[i] == t->caps.invalid_key)
       keys[i] ^= 1;
     memcpy(raw + i * t->caps.key_size, &keys[i], (size_t)t->caps.key_size);
   }
   const nve_ext_table_ops_t *ops = t->t.ops;
+  size_t klen = (size_t)(n > 0 ? n : 0) * (size_t)t->caps.key_size;
+  size_t rlen = (size_t)(n > 0 ? n : 0) * (size_t)stride;
+  enter(t);
+  void *dk = lend(t, raw, klen), *dr = lend(t, rows, rlen);
   nve_status_t st =
-      s->action == UPDATE ? ops->update(t->t.self, context(), n, raw, stride, size, rows)
+      s->action == UPDATE ? ops->update(t->t.self, context(), n, dk, stride, size, dr)
       : s->action == ACCUMULATE
-          ? ops->update_accumulate(t->t.self, context(), n, raw, stride, size, rows, t->caps.dtype)
-          : ops->insert(t->t.self, context(), n, raw, stride, size, rows);
+          ? ops->update_accumulate(t->t.self, context(), n, dk, stride, size, dr, t->caps.dtype)
+          : ops->insert(t->t.self, context(), n, dk, stride, size, dr);
+  leave(t);
+  take_back(t, raw, dk, klen);
+  take_back(t, rows, dr, rlen);
   if (st != NVE_SUCCESS && !message_present(ops->last_error(t->t.self)))
     defect("a write of %lld keys with value_size %lld, past max_row_size (%lld), returned status "
            "%d and no message in last_error", (long long)n, (long long)size, (long long)most_row,
@@ -755,10 +978,17 @@ static void oversize_write(struct table *t, const struct call *c)
   free(rows);
 }
 
+/* The capabilities read again after the step, several times: nve-conform
+ * read them at other moments as well, and a value that drifts with the
+ * reads shows within a few. */
 static void reread_caps(struct table *t, const struct repro_step *s)
 {
-  struct caps now = caps_of(&t->t);
-  const char *what = (s->checks & REREAD_CAPS) ? caps_differ(&now, &t->caps) : NULL;
+  struct caps now = t->caps;
+  const char *what = NULL;
+  for (int i = 0; i < 32 && (s->checks & REREAD_CAPS) && !what; i++) {
+    now = caps_of(&t->t);
+    what = caps_differ(&now, &t->caps);
+  }
   if (what)
     defect("the capabilities read again after the step: %s changed (max_row_size %lld -> %lld, "
            "key_size %lld -> %lld, invalid_key %lld -> %lld, device_id %d -> %d)", what,
@@ -837,6 +1067,8 @@ static void on_thread(int which, const struct repro_step *s)
 int main(int argc, char **argv)
 {
   const char *path = argc > 1 ? argv[1] : plugin_default;
+  if (REPRO_DECOYS)
+    cuda_load(); /* nve-conform ran with a runtime of two devices or more */
   void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!so) {
     fprintf(stderr, "cannot load %s: %s\n", path, dlerror());
@@ -852,7 +1084,8 @@ int main(int argc, char **argv)
   }
   if (set_services)
     set_services(&services);
-  if (open_table(&tables[0], 0) != 0) {
+  cuda_find(so);
+  if (open_table(&tables[0], 0, NULL) != 0) {
     fprintf(stderr, "%s: no factory or table from the configs\n", path);
     return 2;
   }
@@ -861,12 +1094,15 @@ int main(int argc, char **argv)
     struct table *t = &tables[s->table];
     if (s->action == PRODUCE) {
       if (!t->alive)
-        open_table(t, s->config);
+        open_table(t, s->config, s);
     } else if (s->action == DESTROY) {
       close_table(t);
     } else if (s->action == DROP_FACTORY) {
-      if (factory_alive)
+      if (factory_alive) {
+        int decoy = decoy_before(s, 3);
         factory.ops->destroy(factory.self);
+        decoy_after(decoy, "factory destroy");
+      }
       factory_alive = 0;
     } else if (t->alive) {
       if (s->thread)
@@ -880,6 +1116,12 @@ int main(int argc, char **argv)
            "cannot compute (dtype %d updates into a dtype %d table), so its keys went unchecked: "
            "inconclusive\n", repro_nsteps, unsummed_at, repro_steps[unsummed_at - 1].dtype,
            (int)unsummed_dtype);
+    return 3;
+  }
+  if (decoys_missed && REPRO_NEEDS_DECOYS) {
+    printf("%zu steps agreed, but nve-conform made their factory and table calls with a decoy "
+           "device current, and this CUDA runtime has fewer than two devices: inconclusive\n",
+           repro_nsteps);
     return 3;
   }
   printf("%zu steps agreed: the defect is gone\n", repro_nsteps);
