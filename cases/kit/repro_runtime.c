@@ -578,17 +578,20 @@ static int64_t find_op(struct table *t, const struct call *c, int nulls, int eve
   int64_t n = c->n, stride = t->g.stride + c->pad, words = (n + 63) / 64, hits = 0;
   void *keys = pack_keys(t, c);
   uint64_t *mask = calloc((size_t)(words ? words : 1), 8);
-  unsigned char *values = malloc((size_t)(n * stride + 64));
+  /* A row and more past the last slot: a table writing one row too many
+   * shows as a defect, not as this program's heap overrun. */
+  int64_t tail = stride + 64;
+  unsigned char *values = malloc((size_t)(n * stride + tail));
   int64_t *sizes = malloc((size_t)(n ? n : 1) * 8);
   if (!mask || !values || !sizes)
     exit(2);
-  for (int64_t at = 0; at < n * stride + 64; at++)
+  for (int64_t at = 0; at < n * stride + tail; at++)
     values[at] = fill_at(at);
   memset(sizes, PATTERN, (size_t)(n ? n : 1) * 8);
   for (int64_t i = 0; every && i < n; i += every)
     mask[i / 64] |= 1ull << (i % 64);
   size_t klen = (size_t)n * (size_t)t->g.key_size, mlen = (size_t)(words ? words : 1) * 8;
-  size_t vlen = (size_t)(n * stride + 64), slen = (size_t)(n ? n : 1) * 8;
+  size_t vlen = (size_t)(n * stride + tail), slen = (size_t)(n ? n : 1) * 8;
   uint64_t *hm = nulls & NULL_MASK ? NULL : mask;
   unsigned char *hv = nulls & NULL_VALUES ? NULL : values;
   int64_t *hs = nulls & NULL_SIZES ? NULL : sizes;
@@ -604,7 +607,7 @@ static int64_t find_op(struct table *t, const struct call *c, int nulls, int eve
   check_keys_unchanged(t, c, keys);
   if (st != NVE_SUCCESS)
     defect("find: status %d for a valid call (n=%lld)", (int)st, (long long)n);
-  for (int64_t b = 0; b < 64; b++)
+  for (int64_t b = 0; b < tail; b++)
     if (values[n * stride + b] != fill_at(n * stride + b))
       defect("find: byte %lld past the last value slot (n=%lld) was written", (long long)b,
              (long long)n);
