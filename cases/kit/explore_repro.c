@@ -114,8 +114,9 @@ static void emit_header(nc_strbuf *b, const nc_case *c, const nc_x_seq *q,
   /* The decoys of the bootstrap calls come from the seed and the step, as
    * in the explorer; there were none without a runtime of two devices. */
   nc_strbuf_printf(b,
-                   "#define REPRO_DECOYS %d\n#define REPRO_NEEDS_DECOYS %d\n"
+                   "#define REPRO_CUDA %d\n#define REPRO_DECOYS %d\n#define REPRO_NEEDS_DECOYS %d\n"
                    "static const uint64_t repro_seed = %lluull;\n",
+                   nc_cuda_loaded() ? 1 : 0,
                    nc_cuda_loaded() && nc_cuda_device_count() >= 2 ? 1 : 0, decoy_failure ? 1 : 0,
                    (unsigned long long)q->seed);
   /* The profile's other configs, for the steps that produce with them. */

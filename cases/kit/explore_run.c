@@ -28,8 +28,6 @@
 /* The least time between two of a replay's beats. */
 #define BEAT_EVERY_S 0.1
 
-/* The most bytes of rows an oversized write sends. */
-
 /* Calls of one action that may all fail before that is a failure. */
 #define NEVER_CALLS 4
 

@@ -171,11 +171,9 @@ struct context {
     char name[64];
     void *p;
     size_t size;
-    int on_device;
   } scratch[32];
   int n;
   void *streams[2]; /* lookup, modify: the table's, set before each op */
-  int device;       /* the op's table takes device buffers */
 };
 static _Thread_local struct context thread_context;
 static _Thread_local char service_error[256];
@@ -223,8 +221,9 @@ static nve_status_t svc_modify_stream(nve_ext_context_t ctx, void **out)
 static nve_status_t svc_scratch(nve_ext_context_t ctx, const char *name, size_t size,
                                 int32_t host_alloc, void **out)
 {
+  /* Host memory whatever host_alloc says, as nve-conform gives it. */
   struct context *c = (struct context *)ctx;
-  int on_device = !host_alloc && c->device; /* device memory for a DEVICE table's op */
+  (void)host_alloc;
   int i = 0;
   while (i < c->n && strncmp(c->scratch[i].name, name, sizeof(c->scratch[i].name) - 1) != 0)
     i++;
@@ -236,16 +235,9 @@ static nve_status_t svc_scratch(nve_ext_context_t ctx, const char *name, size_t 
     snprintf(c->scratch[i].name, sizeof(c->scratch[i].name), "%s", name);
     c->n++;
   }
-  if (c->scratch[i].size < size || c->scratch[i].on_device != on_device) {
-    void *p;
-    if (c->scratch[i].on_device)
-      cuda.release(c->scratch[i].p);
-    if (on_device || c->scratch[i].on_device)
-      c->scratch[i].p = NULL;
-    p = on_device ? device_alloc(size) : realloc(c->scratch[i].p, size);
-    c->scratch[i].on_device = on_device;
+  if (c->scratch[i].size < size) {
+    void *p = realloc(c->scratch[i].p, size);
     if (!p) {
-      c->scratch[i].size = 0;
       snprintf(service_error, sizeof(service_error), "get_scratch: out of memory");
       return NVE_ERROR_OUT_OF_MEMORY;
     }
@@ -312,7 +304,6 @@ static size_t step_at;
 static size_t unsummed_at; /* 1 + the last step whose sums went unchecked; 0: none */
 static nve_data_type_t unsummed_dtype; /* that step's table's */
 
-static void defect(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void defect(const char *fmt, ...)
 {
   va_list ap;
@@ -391,7 +382,6 @@ static void check_keys_unchanged(const struct table *t, const struct call *c, co
  * calling thread's context. */
 static void enter(const struct table *t)
 {
-  thread_context.device = t->on_device;
   thread_context.streams[0] = t->streams[0];
   thread_context.streams[1] = t->streams[1];
   if (t->on_device)
@@ -801,11 +791,11 @@ static int location_of(struct table *t)
   return 0;
 }
 
-static const int64_t *by_low_half_keys;
+/* Distinct keys (by index) in the order of their low halves. */
 static int by_low_half(const void *a, const void *b)
 {
-  int32_t x = (int32_t)by_low_half_keys[*(const uint32_t *)a];
-  int32_t y = (int32_t)by_low_half_keys[*(const uint32_t *)b];
+  int32_t x = (int32_t)repro_distinct[*(const uint32_t *)a];
+  int32_t y = (int32_t)repro_distinct[*(const uint32_t *)b];
   if (x != y)
     return x < y ? -1 : 1;
   return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
@@ -823,7 +813,6 @@ static void same_keys(struct table *t)
     exit(2);
   for (size_t k = 0; k < repro_ndistinct; k++)
     order[k] = (uint32_t)k;
-  by_low_half_keys = repro_distinct;
   qsort(order, repro_ndistinct, sizeof(uint32_t), by_low_half);
   for (size_t i = 0; i < repro_ndistinct; i++)
     t->same[order[i]] = i && (int32_t)repro_distinct[order[i]] == (int32_t)repro_distinct[order[i - 1]]
@@ -902,14 +891,14 @@ static int message_present(const char *p)
   return readable && c != 0;
 }
 
-/* The distinct keys that are key in t, open after a write the model does
- * not follow. */
 static int by_value(const void *a, const void *b)
 {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return x < y ? -1 : x > y;
 }
 
+/* The distinct keys that are key in t, open after a write the model does
+ * not follow. */
 static void forget_key(struct table *t, int64_t key)
 {
   if (!t->order) {
@@ -984,11 +973,11 @@ static void oversize_write(struct table *t, const struct call *c)
 /* The capabilities read again after the step, several times: nve-conform
  * read them at other moments as well, and a value that drifts with the
  * reads shows within a few. */
-static void reread_caps(struct table *t, const struct repro_step *s)
+static void reread_caps(struct table *t)
 {
   struct caps now = t->caps;
   const char *what = NULL;
-  for (int i = 0; i < 32 && (s->checks & REREAD_CAPS) && !what; i++) {
+  for (int i = 0; i < 32 && !what; i++) {
     now = caps_of(&t->t);
     what = caps_differ(&now, &t->caps);
   }
@@ -1018,7 +1007,7 @@ static void table_step(struct table *t, const struct repro_step *s)
     find_op(t, &probe, 0, 0);
   }
   if (s->checks & REREAD_CAPS)
-    reread_caps(t, s);
+    reread_caps(t);
 }
 
 /* Two threads of the sequence's own, each running the steps handed to it. */
@@ -1070,8 +1059,8 @@ static void on_thread(int which, const struct repro_step *s)
 int main(int argc, char **argv)
 {
   const char *path = argc > 1 ? argv[1] : plugin_default;
-  if (REPRO_DECOYS)
-    cuda_load(); /* nve-conform ran with a runtime of two devices or more */
+  if (REPRO_CUDA)
+    cuda_load(); /* nve-conform ran with a runtime */
   void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!so) {
     fprintf(stderr, "cannot load %s: %s\n", path, dlerror());
