@@ -13,6 +13,7 @@
  * declared here with the runtime's values. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,20 +192,113 @@ typedef struct allocation {
   size_t size, map_size;
   int device; /* -1: pinned host memory */
   int reported;
+  unsigned generation; /* of the process that made it (see spares_forget) */
 } allocation;
 
 static allocation allocations[MAX_ALLOCATIONS];
+/* Slots from allocations_top on were never used: look-ups stop there. */
+static _Atomic int allocations_top;
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 NC_FORK_SAFE_MUTEX(alloc_lock, alloc)
+
+/* Released mappings kept for the next allocation of about their size:
+ * making a memory file, mapping it twice and faulting its pages in again
+ * cost more than the harness's own checks of a device call. A mapping
+ * whose device view the host touched is never kept. */
+#define SPARES 16
+#define SPARE_BYTES ((size_t)64 << 20)
+static struct spare {
+  uintptr_t view;
+  unsigned char *alias;
+  size_t map_size;
+  int device_memory;
+} spares[SPARES];
+static int spare_count;
+static size_t spare_bytes;
+/* Bumped in each forked child: an allocation inherited from the parent
+ * shares its pages (MAP_SHARED) and is never kept, nor zeroed, there. */
+static unsigned generation;
+
+/* A forked child shares the spares' pages with its parent: it forgets
+ * them and maps its own, so that neither sees the other's data in a fresh
+ * allocation. */
+static void spares_forget(void)
+{
+  spare_count = 0;
+  spare_bytes = 0;
+  generation++;
+}
+__attribute__((constructor)) static void spares_fork_safe(void)
+{
+  pthread_atfork(NULL, NULL, spares_forget);
+}
 
 static allocation *find_allocation(const void *p)
 {
   uintptr_t a = (uintptr_t)p;
-  for (int i = 0; i < MAX_ALLOCATIONS; i++)
+  int top = atomic_load_explicit(&allocations_top, memory_order_acquire);
+  for (int i = 0; i < top; i++)
     if (allocations[i].size && a >= allocations[i].device_view &&
         a < allocations[i].device_view + allocations[i].size)
       return &allocations[i];
   return NULL;
+}
+
+/* Fills slot under alloc_lock, raising the look-ups' bound past it. */
+static void place(allocation *slot, allocation a)
+{
+  *slot = a;
+  int at = (int)(slot - allocations) + 1;
+  if (at > atomic_load_explicit(&allocations_top, memory_order_relaxed))
+    atomic_store_explicit(&allocations_top, at, memory_order_release);
+}
+
+/* Keeps a released allocation's mappings as a spare; 0 when it must be
+ * unmapped (a view the host opened, or no room). */
+static int keep(const allocation *a)
+{
+  if (a->reported || a->generation != generation || a->map_size > SPARE_BYTES / 4)
+    return 0;
+  pthread_mutex_lock(&alloc_lock);
+  int kept = spare_count < SPARES && spare_bytes + a->map_size <= SPARE_BYTES;
+  if (kept) {
+    /* Zero what the last owner could write (its size, through copies and
+     * sets), so that a reused allocation reads as a fresh one. */
+    memset(a->alias, 0, a->size);
+    spares[spare_count++] = (struct spare){a->device_view, a->alias, a->map_size, a->device >= 0};
+    spare_bytes += a->map_size;
+  }
+  pthread_mutex_unlock(&alloc_lock);
+  return kept;
+}
+
+/* An allocation from a spare: device memory from one up to twice its size
+ * (accesses are checked against the size asked for), pinned host memory
+ * from one of exactly its pages (the plugin touches them directly). */
+static cudaError_t reuse(void **out, size_t size, size_t map_size, int device)
+{
+  cudaError_t e = cudaErrorMemoryAllocation;
+  pthread_mutex_lock(&alloc_lock);
+  for (int i = spare_count - 1; i >= 0 && e != cudaSuccess; i--) {
+    struct spare s = spares[i];
+    int fits = s.device_memory == (device >= 0) && s.map_size >= map_size &&
+               (device >= 0 ? s.map_size / 2 < map_size : s.map_size == map_size);
+    allocation *slot = NULL;
+    for (int j = 0; fits && j < MAX_ALLOCATIONS && !slot; j++)
+      if (!allocations[j].size)
+        slot = &allocations[j];
+    if (!slot)
+      continue;
+    place(slot, (allocation){s.view, s.alias, size ? size : 1, s.map_size, device, 0, generation});
+    spares[i] = spares[--spare_count];
+    spare_bytes -= s.map_size;
+    *out = (void *)s.view;
+    e = cudaSuccess;
+  }
+  pthread_mutex_unlock(&alloc_lock);
+  if (e == cudaSuccess)
+    cudasim_note_alloc(device, size);
+  return e;
 }
 
 static cudaError_t allocate(void **out, size_t size, int device)
@@ -215,6 +309,8 @@ static cudaError_t allocate(void **out, size_t size, int device)
   size_t ps = (size_t)sysconf(_SC_PAGESIZE), map_size = (size ? size + ps - 1 : 1) / ps * ps;
   if (!map_size)
     map_size = ps;
+  if (reuse(out, size, map_size, device) == cudaSuccess)
+    return cudaSuccess;
   int fd = memfd_create("cudasim", MFD_CLOEXEC);
   if (fd < 0 || ftruncate(fd, (off_t)map_size) != 0) {
     if (fd >= 0)
@@ -238,7 +334,8 @@ static cudaError_t allocate(void **out, size_t size, int device)
     if (!allocations[i].size)
       slot = &allocations[i];
   if (slot)
-    *slot = (allocation){(uintptr_t)view, alias, size ? size : 1, map_size, device, 0};
+    place(slot, (allocation){(uintptr_t)view, alias, size ? size : 1, map_size, device, 0,
+                             generation});
   pthread_mutex_unlock(&alloc_lock);
   if (!slot) {
     munmap(alias, map_size);
@@ -264,8 +361,10 @@ static cudaError_t release(void *p, int want_device)
   pthread_mutex_unlock(&alloc_lock);
   if (!a)
     return fail(cudaErrorInvalidDevicePointer);
-  munmap((void *)copy.device_view, copy.map_size);
-  munmap(copy.alias, copy.map_size);
+  if (!keep(&copy)) {
+    munmap((void *)copy.device_view, copy.map_size);
+    munmap(copy.alias, copy.map_size);
+  }
   return cudaSuccess;
 }
 
