@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "table_kit.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,20 +230,32 @@ typedef struct row_stream {
   int32_t half; /* values lie in [-half, half - 1] */
 } row_stream;
 
-/* A stream of integers within [-range, range] (range >= 1; 0 gives bytes
- * 0 .. 255) for row i of tag. */
-static void stream_start(row_stream *s, uint64_t tag, int64_t i, long range)
+/* The shift and offset that turn a lane's bits into integers within
+ * [-range, range] (range >= 1; 0 gives bytes 0 .. 255): worked out once
+ * per batch, not per row. */
+typedef struct stream_scale {
+  int shift;
+  int32_t half;
+} stream_scale;
+
+static stream_scale scale_for(long range)
+{
+  int bits = 1;
+  while (range > 0 && bits < 31 && (1L << bits) <= range)
+    bits++;
+  return (stream_scale){range > 0 ? 32 - bits : 24, range > 0 ? (int32_t)1 << (bits - 1) : 0};
+}
+
+/* The stream of row i of tag, its values scaled by sc. */
+static void stream_start(row_stream *s, uint64_t tag, int64_t i, stream_scale sc)
 {
   uint64_t h = nc_mix64((tag * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)i * 0xc2b2ae3d27d4eb4full));
   uint32_t x = (uint32_t)h, step = (uint32_t)(h >> 32) | 1u;
   for (int l = 0; l < NC_LANES; l++)
     s->lane[l] = x + (uint32_t)l * step;
   s->jump = step * NC_LANES;
-  int bits = 1;
-  while (range > 0 && bits < 31 && (1L << bits) <= range)
-    bits++;
-  s->shift = range > 0 ? 32 - bits : 24;
-  s->half = range > 0 ? (int32_t)1 << (bits - 1) : 0;
+  s->shift = sc.shift;
+  s->half = sc.half;
 }
 
 static void stream_next(row_stream *s, int32_t v[NC_LANES])
@@ -277,8 +290,10 @@ static void stream_encode(row_stream *s, unsigned char *out, int64_t elements,
 /* Bytes from..to of a row (what its elements leave): a stream of bytes. */
 static void stream_bytes(unsigned char *row, int64_t from, int64_t to, uint64_t tag, int64_t i)
 {
+  if (from >= to)
+    return;
   row_stream s;
-  stream_start(&s, tag ^ 0x5bd1e995u, i, 0);
+  stream_start(&s, tag ^ 0x5bd1e995u, i, scale_for(0));
   int32_t v[NC_LANES];
   for (int64_t b = from; b < to; b += NC_LANES) {
     stream_next(&s, v);
@@ -293,11 +308,12 @@ static void fill_values(unsigned char *out, int64_t n, int64_t stride, int64_t w
                         int64_t end, nve_data_type_t dtype, uint64_t tag, long range)
 {
   int64_t w = nc_dtype_width(dtype), elements = w ? width / w : 0;
+  stream_scale sc = scale_for(range < 1 ? 1 : range);
   for (int64_t i = 0; i < n; i++) {
     unsigned char *row = out + i * stride;
     if (elements) {
       row_stream s;
-      stream_start(&s, tag, i, range < 1 ? 1 : range);
+      stream_start(&s, tag, i, sc);
       stream_encode(&s, row, elements, dtype, w);
     }
     stream_bytes(row, elements * w, end, tag, i);
@@ -343,6 +359,7 @@ static const char *call_place(const nc_tk *k, char *buf, size_t len)
 typedef struct call_buffers {
   nc_guarded keys, rows, mask, values, sizes;
   unsigned char *keys_copy, *rows_copy, *mask_copy;
+  int copies_level; /* of this thread's copy store; -1: none taken */
   size_t violations_before;
   /* A DEVICE table's copies of the buffers (canaries included), by the
    * order of the fields above; NULL for a HOST table. */
@@ -405,6 +422,68 @@ static void from_device(call_buffers *b)
   }
 }
 
+/* The copies of a call's inputs live until the call's checks are done.
+ * Each thread keeps its copy buffers for its next call, grown as needed:
+ * a fresh allocation per call faulted its pages in every time. A control
+ * call made from a call's checks (variant_at_fault, find_failed) takes
+ * the next level; past COPY_LEVELS nesting the copies fail as out of
+ * memory, which no caller reaches. */
+#define COPY_LEVELS 3
+enum { COPY_KEYS, COPY_ROWS, COPY_MASK, COPY_KINDS };
+
+typedef struct copy_store {
+  int taken; /* levels in use */
+  unsigned char *at[COPY_LEVELS][COPY_KINDS];
+  size_t room[COPY_LEVELS][COPY_KINDS];
+} copy_store;
+
+static pthread_key_t copies_key;
+static pthread_once_t copies_once = PTHREAD_ONCE_INIT;
+
+static void copies_drop(void *p)
+{
+  copy_store *st = p;
+  for (int l = 0; l < COPY_LEVELS; l++)
+    for (int i = 0; i < COPY_KINDS; i++)
+      free(st->at[l][i]);
+  free(st);
+}
+
+static void copies_key_make(void) { pthread_key_create(&copies_key, copies_drop); }
+
+static copy_store *copies_here(void)
+{
+  pthread_once(&copies_once, copies_key_make);
+  copy_store *st = pthread_getspecific(copies_key);
+  if (!st && (st = calloc(1, sizeof(*st))) && pthread_setspecific(copies_key, st) != 0) {
+    free(st);
+    st = NULL;
+  }
+  return st;
+}
+
+static void copies_put_back(int level)
+{
+  copy_store *st = pthread_getspecific(copies_key);
+  if (st && st->taken == level + 1)
+    st->taken = level;
+}
+
+/* g's bytes in buffer kind of the store's level. */
+static unsigned char *copy_of(copy_store *st, int level, int kind, const nc_guarded *g)
+{
+  size_t need = g->size ? g->size : 1;
+  if (st->room[level][kind] < need) {
+    free(st->at[level][kind]);
+    st->room[level][kind] = 0;
+    if (!(st->at[level][kind] = malloc(need)))
+      return NULL;
+    st->room[level][kind] = need;
+  }
+  memcpy(st->at[level][kind], g->data, g->size);
+  return st->at[level][kind];
+}
+
 static void buffers_free(call_buffers *b)
 {
   for (int i = 0; i < 5; i++)
@@ -414,9 +493,8 @@ static void buffers_free(call_buffers *b)
   nc_guarded_free(&b->mask);
   nc_guarded_free(&b->values);
   nc_guarded_free(&b->sizes);
-  free(b->keys_copy);
-  free(b->rows_copy);
-  free(b->mask_copy);
+  if (b->copies_level >= 0)
+    copies_put_back(b->copies_level);
 }
 
 static int guarded(nc_tk *k, nc_guarded *g, const char *op, const char *what, size_t size)
@@ -434,14 +512,6 @@ static int guarded(nc_tk *k, nc_guarded *g, const char *op, const char *what, si
   return -1;
 }
 
-static unsigned char *copy_of(const nc_guarded *g)
-{
-  unsigned char *p = malloc(g->size ? g->size : 1);
-  if (p)
-    memcpy(p, g->data, g->size);
-  return p;
-}
-
 /* rows_size for a call that passes no rows (erase, find). */
 #define NO_ROWS ((size_t)-1)
 
@@ -451,6 +521,7 @@ static int buffers_inputs(nc_tk *k, call_buffers *b, const char *op, int64_t n,
 {
   memset(b, 0, sizeof(*b));
   b->keys.slot = b->rows.slot = b->mask.slot = b->values.slot = b->sizes.slot = -1;
+  b->copies_level = -1;
   size_t ks = (size_t)k->caps.key_size;
   if (guarded(k, &b->keys, op, "keys", (size_t)n * ks) != 0)
     return -1;
@@ -472,9 +543,13 @@ static int buffers_inputs(nc_tk *k, call_buffers *b, const char *op, int64_t n,
 
 static int buffers_copy_inputs(nc_tk *k, call_buffers *b)
 {
-  b->keys_copy = copy_of(&b->keys);
-  b->rows_copy = b->rows.data ? copy_of(&b->rows) : NULL;
-  b->mask_copy = b->mask.data ? copy_of(&b->mask) : NULL;
+  copy_store *st = copies_here();
+  if (st && st->taken < COPY_LEVELS) {
+    int level = b->copies_level = st->taken++;
+    b->keys_copy = copy_of(st, level, COPY_KEYS, &b->keys);
+    b->rows_copy = b->rows.data ? copy_of(st, level, COPY_ROWS, &b->rows) : NULL;
+    b->mask_copy = b->mask.data ? copy_of(st, level, COPY_MASK, &b->mask) : NULL;
+  }
   if (!b->keys_copy || (b->rows.data && !b->rows_copy) || (b->mask.data && !b->mask_copy)) {
     nc_harness_error(k->c, "out of memory copying call inputs");
     return -1;
