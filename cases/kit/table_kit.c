@@ -282,7 +282,7 @@ static void stream_encode(row_stream *s, unsigned char *out, int64_t elements,
       memcpy(out + 4 * e, f, (size_t)m * 4);
     } else {
       for (int64_t l = 0; l < m; l++)
-        nc_dtype_encode(dtype, (double)v[l], out + (e + l) * w);
+        nc_dtype_encode_int(dtype, v[l], out + (e + l) * w);
     }
   }
 }

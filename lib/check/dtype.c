@@ -172,6 +172,35 @@ int nc_dtype_encode(nve_data_type_t t, double v, void *out)
   return (double)x == v;
 }
 
+/* v, an integer of magnitude at most 2^(mbits+1) (exact in f): its bits,
+ * built directly instead of rounded through frexp and ldexp. */
+static unsigned small_int_bits(const small_float *f, int32_t v)
+{
+  unsigned sign = v < 0 ? 1u << (f->ebits + f->mbits) : 0;
+  unsigned a = (unsigned)(v < 0 ? -(int64_t)v : v);
+  if (a == 0)
+    return sign;
+  int top = 31 - __builtin_clz(a); /* a is in [2^top, 2^(top + 1)) */
+  unsigned man = top <= f->mbits ? a << (f->mbits - top) : a >> (top - f->mbits);
+  return sign | (unsigned)(top + f->bias) << f->mbits | (man & mantissa_mask(f));
+}
+
+int nc_dtype_encode_int(nve_data_type_t t, int32_t v, void *out)
+{
+  const small_float *f = format_of(t);
+  long m = f ? 1L << (f->mbits + 1) : 0;
+  if (!f || v < -m || v > m)
+    return nc_dtype_encode(t, (double)v, out);
+  unsigned bits = small_int_bits(f, v);
+  if (f->ebits + f->mbits + 1 == 16) {
+    uint16_t b = (uint16_t)bits;
+    memcpy(out, &b, 2);
+  } else {
+    *(unsigned char *)out = (unsigned char)bits;
+  }
+  return 1;
+}
+
 long nc_dtype_exact_int(nve_data_type_t t)
 {
   switch (t) {

@@ -154,6 +154,27 @@ static void test_exact_integers_round_trip(void **state)
   }
 }
 
+/* The integer encoder writes what the general one writes, inside each
+ * type's exact range, at its edges and beyond them (where it defers). */
+static void test_integer_encoder_agrees(void **state)
+{
+  (void)state;
+  const nve_data_type_t all[] = {NVE_DTYPE_FLOAT32, NVE_DTYPE_BFLOAT16, NVE_DTYPE_FLOAT16,
+                                 NVE_DTYPE_E4M3, NVE_DTYPE_E5M2, NVE_DTYPE_FLOAT64};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+    long m = nc_dtype_exact_int(all[i]);
+    long top = m < 5000 ? 2 * m + 3 : 5000;
+    int w = nc_dtype_width(all[i]);
+    for (long v = -top; v <= top; v++) {
+      unsigned char want[8] = {0}, got[8] = {0};
+      int want_exact = nc_dtype_encode(all[i], (double)v, want);
+      int got_exact = nc_dtype_encode_int(all[i], (int32_t)v, got);
+      assert_int_equal(got_exact, want_exact);
+      assert_memory_equal(got, want, (size_t)w);
+    }
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -161,6 +182,7 @@ int main(void)
       cmocka_unit_test(test_bfloat16),         cmocka_unit_test(test_e4m3),
       cmocka_unit_test(test_e5m2),             cmocka_unit_test(test_wide_floats),
       cmocka_unit_test(test_exact_integers_round_trip),
+      cmocka_unit_test(test_integer_encoder_agrees),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
