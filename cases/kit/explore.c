@@ -262,10 +262,15 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "none: these steps fail only after tables the case made before them, and a "
             "reproducer runs them in a process of its own, where they agree");
-  else if (nc_x_write_repro(c, q, sh->steps, sh->len, shape, blamed, name, sizeof(name)) == 0)
+  else if (nc_x_write_repro(c, q, sh->steps, sh->len, shape, blamed, sh->standalone, name,
+                            sizeof(name)) == 0)
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out [plugin.so] "
-            "exits 1 while the defect persists, 0 once it is fixed (3: inconclusive)", name, name);
+            "exits 1 while the defect persists, %s", name, name,
+            sh->standalone ? "0 once it is fixed (3: inconclusive)"
+                           : "else 3 (inconclusive): nve-conform could not replay these steps "
+                             "in a process of their own, so they may need tables the case made "
+                             "before them");
 }
 
 /* Action x relation pairs the exploration reached, and a list of those it

@@ -97,7 +97,7 @@ static void c_int64(nc_strbuf *b, int64_t v)
 }
 
 static void emit_header(nc_strbuf *b, const nc_case *c, const nc_x_seq *q,
-                        const nc_x_table_shape *sh, int decoy_failure)
+                        const nc_x_table_shape *sh, int decoy_failure, int standalone)
 {
   nc_strbuf_printf(b, "#define REPRO_KEY_SIZE %d\n#define REPRO_EXACT %d\n", sh->key_size,
                    c->cfg->exact ? 1 : 0);
@@ -115,10 +115,10 @@ static void emit_header(nc_strbuf *b, const nc_case *c, const nc_x_seq *q,
    * in the explorer; there were none without a runtime of two devices. */
   nc_strbuf_printf(b,
                    "#define REPRO_CUDA %d\n#define REPRO_DECOYS %d\n#define REPRO_NEEDS_DECOYS %d\n"
-                   "static const uint64_t repro_seed = %lluull;\n",
+                   "#define REPRO_STANDALONE %d\nstatic const uint64_t repro_seed = %lluull;\n",
                    nc_cuda_loaded() ? 1 : 0,
                    nc_cuda_loaded() && nc_cuda_device_count() >= 2 ? 1 : 0, decoy_failure ? 1 : 0,
-                   (unsigned long long)q->seed);
+                   standalone ? 1 : 0, (unsigned long long)q->seed);
   /* The profile's other configs, for the steps that produce with them. */
   nc_strbuf_puts(b, "static const char *const repro_more_configs[] = {");
   for (size_t i = 0; i < c->cfg->more_count; i++) {
@@ -202,7 +202,8 @@ static int emit_steps(nc_strbuf *b, const nc_x_seq *q, const nc_x_step *steps, s
 }
 
 int nc_x_write_repro(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t len,
-                     const nc_x_table_shape *sh, nc_rule owner, char *name, size_t namelen)
+                     const nc_x_table_shape *sh, nc_rule owner, int standalone, char *name,
+                     size_t namelen)
 {
   name[0] = '\0';
   if (!c->cfg->repro || !c->cfg->cache_dir[0] || !c->cfg->cache_secret[0])
@@ -219,7 +220,8 @@ int nc_x_write_repro(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size
                    nc_rule_defs[owner].info.id, (unsigned long long)c->cfg->seed);
   nc_strbuf_printf(&b, "%.*s", (int)(mark - runtime), runtime);
   emit_header(&b, c, q, sh,
-              owner == NC_RULE_DEV_02 || owner == NC_RULE_DEV_03 || owner == NC_RULE_DEV_04);
+              owner == NC_RULE_DEV_02 || owner == NC_RULE_DEV_03 || owner == NC_RULE_DEV_04,
+              standalone);
   emit_keys(&b, keys, nkeys);
   if (emit_steps(&b, q, steps, len, sh, keys, nkeys) != 0)
     b.failed = 1;

@@ -9,8 +9,12 @@
 
 /* With --repro, writes the reproducer of the failure of steps[0..len),
  * charged to owner, into the run's scratch; name gets its file name.
- * 0, or -1 (none written: not asked, or the sequence is too large). */
+ * standalone: the steps were seen to fail in a process of their own
+ * (nc_x_shrunk); without it the program calls an agreement inconclusive
+ * (exit 3), never "fixed". 0, or -1 (none written: not asked, or the
+ * sequence is too large). */
 int nc_x_write_repro(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t len,
-                     const nc_x_table_shape *sh, nc_rule owner, char *name, size_t namelen);
+                     const nc_x_table_shape *sh, nc_rule owner, int standalone, char *name,
+                     size_t namelen);
 
 #endif

@@ -211,13 +211,16 @@ static void shrink_round(shrinker *sh)
 /* Whether the shortest sequence agrees in a process that made no table
  * before it: twice, so that a defect that shows only now and then is not
  * taken for one that needs earlier tables. */
+/* Whether the shortest sequence agrees in a fresh process, twice: 1; 0
+ * when it fails there; -1 when a replay could not tell. */
 static int agrees_fresh(shrinker *sh)
 {
   nc_x_shrunk *o = sh->out;
   for (int i = 0; i < 2; i++) {
     nc_x_failure f;
-    if (fresh_replay(sh, o->steps, o->len, sh->view, 0, &f) != 0 ||
-        f.at < (long)o->len)
+    if (fresh_replay(sh, o->steps, o->len, sh->view, 0, &f) != 0)
+      return -1;
+    if (f.at < (long)o->len)
       return 0;
   }
   return 1;
@@ -246,8 +249,13 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
    * fail on their own (and a reproducer of them does); else the failure
    * needs the tables of earlier sequences. A leak and a rule's own check
    * are judged here only. */
-  if (!(view & NC_XT_LEAKS) && !out->fail.direct && !out->fail.counted &&
-      nc_x_fresh_available() && agrees_fresh(&sh)) {
+  out->standalone = out->fail.direct;
+  int fresh = !(view & NC_XT_LEAKS) && !out->fail.direct && !out->fail.counted &&
+                      nc_x_fresh_available()
+                  ? agrees_fresh(&sh)
+                  : -1;
+  out->standalone |= fresh == 0;
+  if (fresh == 1) {
     nc_x_failure f;
     int ran = fresh_replay(&sh, steps, len, view, 0, &f) == 0;
     if (ran && f.at < (long)len && !f.counted) {
@@ -257,6 +265,7 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
       out->depends = 0;
       sh.fresh = 1;
       shrink_round(&sh);
+      out->standalone = 1;
     } else if (ran) {
       out->depends |= NC_XD_EARLIER_TABLES;
     } /* else it could not tell: the blame stays this process's */
