@@ -53,6 +53,8 @@ static struct {
   size_t arena_len;
   uint64_t seed;
 } replayer = {-1, -1, -1, NULL, 0, 0};
+/* A replay hung or its replayer died: the case has none from then on. */
+static int replayer_lost;
 
 /* Moves all len bytes of buf to fd (out) or from it: 0, or -1 at an
  * error or the end of the pipe. */
@@ -189,10 +191,13 @@ static int give_up(void)
   close(replayer.to);
   close(replayer.from);
   replayer.pid = replayer.to = replayer.from = -1;
+  replayer_lost = 1;
   return -1;
 }
 
 int nc_x_fresh_available(void) { return replayer.pid > 0; }
+
+int nc_x_fresh_lost(void) { return replayer_lost; }
 
 int nc_x_fresh_replay(const nc_x_seq *q, const nc_x_step *steps, size_t count, unsigned toggles,
                       int alone_slot, double deadline, nc_x_failure *fail)

@@ -18,6 +18,11 @@ void nc_x_fresh_start(nc_case *c);
 
 /* Whether fresh replays can be made in this case. */
 int nc_x_fresh_available(void);
+/* Whether this case had a replayer and lost it (a replay hung, or the
+ * replayer could not be talked to): what a fresh replay would have shown
+ * is unknown from then on, unlike a case that never had one (a real CUDA
+ * runtime, --no-fork). */
+int nc_x_fresh_lost(void);
 
 /* Replays steps[0..count) of q (toggles and alone_slot as nc_x_replay) in
  * a child of the replayer: 0 with fail filled as nc_x_replay fills it, or

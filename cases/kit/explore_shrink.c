@@ -249,12 +249,14 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
    * fail on their own (and a reproducer of them does); else the failure
    * needs the tables of earlier sequences. A leak and a rule's own check
    * are judged here only. */
-  out->standalone = out->fail.direct;
-  int fresh = !(view & NC_XT_LEAKS) && !out->fail.direct && !out->fail.counted &&
-                      nc_x_fresh_available()
-                  ? agrees_fresh(&sh)
-                  : -1;
-  out->standalone |= fresh == 0;
+  /* Whether the steps fail on their own is unknown where fresh replays
+   * were tried and could not tell (one hung or crashed, now or earlier in
+   * the case); where the case never had them (a real CUDA runtime,
+   * --no-fork), the reproducer is taken at its word, as the blame is. */
+  int judged = !(view & NC_XT_LEAKS) && !out->fail.direct && !out->fail.counted;
+  int available = nc_x_fresh_available();
+  int fresh = judged && available ? agrees_fresh(&sh) : -1;
+  out->standalone = !judged || fresh == 0 || (!available && !nc_x_fresh_lost());
   if (fresh == 1) {
     nc_x_failure f;
     int ran = fresh_replay(&sh, steps, len, view, 0, &f) == 0;
@@ -268,7 +270,9 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
       out->standalone = 1;
     } else if (ran) {
       out->depends |= NC_XD_EARLIER_TABLES;
-    } /* else it could not tell: the blame stays this process's */
+    } else { /* it could not tell: the blame stays this process's */
+      out->standalone = 0;
+    }
   }
   free(trial);
   return 0;

@@ -14,9 +14,10 @@ typedef struct nc_x_shrunk {
   int timed_out;     /* stopped by the safety cap in time */
   unsigned depends;  /* NC_XT_* toggles under which it agrees: what it needs */
   /* Its steps were seen to fail in a process that made no table before
-   * them (or its failure is a check of one call's own result): a
-   * reproducer of them alone that agrees means the defect is gone. 0: that
-   * could not be seen (no fresh process, or its replays hung or crashed). */
+   * them, or no such process could be had (a real CUDA runtime,
+   * --no-fork), or its failure is a check of one call's own result: a
+   * reproducer of them alone that agrees means the defect is gone. 0: the
+   * fresh replays were tried and could not tell (they hung or crashed). */
   int standalone;
 } nc_x_shrunk;
 
