@@ -192,7 +192,7 @@ typedef struct allocation {
   size_t size, map_size;
   int device; /* -1: pinned host memory */
   int reported;
-  unsigned generation; /* of the process that made it (see spares_forget) */
+  unsigned generation; /* the fork generation it was made in (see generation) */
 } allocation;
 
 static allocation allocations[MAX_ALLOCATIONS];
@@ -201,36 +201,41 @@ static _Atomic int allocations_top;
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 NC_FORK_SAFE_MUTEX(alloc_lock, alloc)
 
-/* Released mappings kept for the next allocation of about their size:
+/* Released device memory kept for the next allocation of about its size:
  * making a memory file, mapping it twice and faulting its pages in again
- * cost more than the harness's own checks of a device call. A mapping
- * whose device view the host touched is never kept. */
+ * cost more than the harness's own checks of a device call. Only device
+ * memory: the plugin reaches it through the simulation alone, which keeps
+ * to the size asked for, so zeroing that size makes a reused allocation
+ * read as a fresh one, and a host touch (which opens the view) keeps it
+ * out. Pinned host memory the plugin writes directly: it is unmapped on
+ * release, so that a write after free still faults. */
 #define SPARES 16
 #define SPARE_BYTES ((size_t)64 << 20)
 static struct spare {
   uintptr_t view;
   unsigned char *alias;
   size_t map_size;
-  int device_memory;
 } spares[SPARES];
 static int spare_count;
 static size_t spare_bytes;
-/* Bumped in each forked child: an allocation inherited from the parent
- * shares its pages (MAP_SHARED) and is never kept, nor zeroed, there. */
+/* Bumped at every fork, on both sides: an allocation live at a fork
+ * shares its pages (MAP_SHARED) with the other process, which may still
+ * use it, so neither side ever keeps, zeroes or hands it out again. */
 static unsigned generation;
 
-/* A forked child shares the spares' pages with its parent: it forgets
- * them and maps its own, so that neither sees the other's data in a fresh
- * allocation. */
+static void generation_next(void) { generation++; }
+
+/* The child also forgets the spares, whose pages its parent will hand
+ * out: it maps its own. */
 static void spares_forget(void)
 {
   spare_count = 0;
   spare_bytes = 0;
-  generation++;
+  generation_next();
 }
 __attribute__((constructor)) static void spares_fork_safe(void)
 {
-  pthread_atfork(NULL, NULL, spares_forget);
+  pthread_atfork(NULL, generation_next, spares_forget);
 }
 
 static allocation *find_allocation(const void *p)
@@ -253,36 +258,38 @@ static void place(allocation *slot, allocation a)
     atomic_store_explicit(&allocations_top, at, memory_order_release);
 }
 
-/* Keeps a released allocation's mappings as a spare; 0 when it must be
- * unmapped (a view the host opened, or no room). */
+/* Keeps a released allocation's mappings as a spare; 0 when they must be
+ * unmapped (pinned host memory, a view the host opened, one live at a
+ * fork, or no room). It is out of the table already: nobody else holds it. */
 static int keep(const allocation *a)
 {
-  if (a->reported || a->generation != generation || a->map_size > SPARE_BYTES / 4)
+  if (a->device < 0 || a->reported || a->generation != generation ||
+      a->map_size > SPARE_BYTES / 4)
     return 0;
+  /* What the last owner could write: its size, through copies and sets. */
+  memset(a->alias, 0, a->size);
   pthread_mutex_lock(&alloc_lock);
-  int kept = spare_count < SPARES && spare_bytes + a->map_size <= SPARE_BYTES;
+  int kept = a->generation == generation && spare_count < SPARES &&
+             spare_bytes + a->map_size <= SPARE_BYTES;
   if (kept) {
-    /* Zero what the last owner could write (its size, through copies and
-     * sets), so that a reused allocation reads as a fresh one. */
-    memset(a->alias, 0, a->size);
-    spares[spare_count++] = (struct spare){a->device_view, a->alias, a->map_size, a->device >= 0};
+    spares[spare_count++] = (struct spare){a->device_view, a->alias, a->map_size};
     spare_bytes += a->map_size;
   }
   pthread_mutex_unlock(&alloc_lock);
   return kept;
 }
 
-/* An allocation from a spare: device memory from one up to twice its size
- * (accesses are checked against the size asked for), pinned host memory
- * from one of exactly its pages (the plugin touches them directly). */
+/* Device memory from a spare of one up to twice its pages (accesses are
+ * checked against the size asked for). */
 static cudaError_t reuse(void **out, size_t size, size_t map_size, int device)
 {
   cudaError_t e = cudaErrorMemoryAllocation;
+  if (device < 0)
+    return e;
   pthread_mutex_lock(&alloc_lock);
   for (int i = spare_count - 1; i >= 0 && e != cudaSuccess; i--) {
     struct spare s = spares[i];
-    int fits = s.device_memory == (device >= 0) && s.map_size >= map_size &&
-               (device >= 0 ? s.map_size / 2 < map_size : s.map_size == map_size);
+    int fits = s.map_size >= map_size && s.map_size / 2 < map_size;
     allocation *slot = NULL;
     for (int j = 0; fits && j < MAX_ALLOCATIONS && !slot; j++)
       if (!allocations[j].size)

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated CUDA runtime keeps released mappings for the next
  * allocation of about their size: a reused allocation must still read as
- * a fresh one, and a forked child must neither see nor change its
- * parent's memory through one. Loads the runtime the build made
- * (NC_CUDASIM_PATH). */
+ * a fresh one, pinned memory is never reused, and neither side of a fork
+ * sees or changes the other's memory through one. Loads the runtime the
+ * build made (NC_CUDASIM_PATH). */
 #include <dlfcn.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,23 +94,65 @@ static void released_memory_is_not_live(void **state)
   assert_int_not_equal(rt.copy(a, &byte, 1, TO_DEVICE), 0);
 }
 
-static void pinned_memory_reused_only_at_its_size(void **state)
+/* The plugin writes pinned memory directly: a write after its release
+ * must still fault, not land in the next allocation. */
+static void pinned_memory_is_never_kept(void **state)
 {
   (void)state;
-  unsigned char *a = NULL, *b = NULL;
-  assert_int_equal(rt.host_malloc((void **)&a, 4096), 0);
-  memset(a, 0x5a, 4096);
-  assert_int_equal(rt.host_free(a), 0);
-  /* Half a page fits a one-page spare; pinned memory takes it only at its
-   * own page count, so a longer request gets pages of its own. */
-  assert_int_equal(rt.host_malloc((void **)&b, 3 * 4096), 0);
-  for (size_t i = 0; i < 3 * 4096; i++)
-    assert_int_equal(b[i], 0);
-  assert_int_equal(rt.host_free(b), 0);
-  assert_int_equal(rt.host_malloc((void **)&b, 4096), 0);
-  for (size_t i = 0; i < 4096; i++)
-    assert_int_equal(b[i], 0);
-  assert_int_equal(rt.host_free(b), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    signal(SIGSEGV, SIG_DFL); /* cmocka's handler would report, not die */
+    volatile unsigned char *a = NULL;
+    if (rt.host_malloc((void **)&a, 100) != 0)
+      _exit(2);
+    a[0] = 1;
+    if (rt.host_free((void *)a) != 0)
+      _exit(2);
+    a[0] = 2; /* after free: must fault */
+    _exit(0);
+  }
+  int st = 0;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+}
+
+/* A parent that frees what was live at a fork and allocates again must
+ * not hand its child's pages out: the child still uses them. */
+static void parent_keeps_apart(void **state)
+{
+  (void)state;
+  void *live = NULL;
+  assert_int_equal(rt.dev_malloc(&live, 4096), 0);
+  fill_device(live, 4096, 0x77);
+  int go[2];
+  assert_int_equal(pipe(go), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    char byte;
+    close(go[1]);
+    if (read(go[0], &byte, 1) != 1)
+      _exit(2);
+    unsigned char back[4096];
+    if (rt.copy(back, live, sizeof(back), TO_HOST) != 0)
+      _exit(2);
+    for (size_t i = 0; i < sizeof(back); i++)
+      if (back[i] != 0x77)
+        _exit(1);
+    _exit(0);
+  }
+  close(go[0]);
+  assert_int_equal(rt.dev_free(live), 0);
+  void *again = NULL;
+  assert_int_equal(rt.dev_malloc(&again, 4096), 0);
+  fill_device(again, 4096, 0x11);
+  assert_int_equal(write(go[1], "", 1), 1);
+  close(go[1]);
+  int st = 0;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  assert_int_equal(rt.dev_free(again), 0);
 }
 
 /* A child that frees what it inherited leaves the parent's data as it
@@ -150,8 +193,9 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(reused_device_memory_reads_as_fresh),
       cmocka_unit_test(released_memory_is_not_live),
-      cmocka_unit_test(pinned_memory_reused_only_at_its_size),
+      cmocka_unit_test(pinned_memory_is_never_kept),
       cmocka_unit_test(forked_child_keeps_apart),
+      cmocka_unit_test(parent_keeps_apart),
   };
   return cmocka_run_group_tests(tests, load, unload);
 }
