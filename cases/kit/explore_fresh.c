@@ -199,11 +199,15 @@ int nc_x_fresh_available(void) { return replayer.pid > 0; }
 
 int nc_x_fresh_lost(void) { return replayer_lost; }
 
+int nc_x_fresh_fits(const nc_x_seq *q, size_t count)
+{
+  return count * sizeof(nc_x_step) + q->arena_len * sizeof(*q->arena) <= FRESH_MAX_BYTES;
+}
+
 int nc_x_fresh_replay(const nc_x_seq *q, const nc_x_step *steps, size_t count, unsigned toggles,
                       int alone_slot, double deadline, nc_x_failure *fail)
 {
-  if (replayer.pid <= 0 || count * sizeof(*steps) + q->arena_len * sizeof(*q->arena) >
-                               FRESH_MAX_BYTES)
+  if (replayer.pid <= 0 || !nc_x_fresh_fits(q, count))
     return -1;
   request r;
   memset(&r, 0, sizeof(r));

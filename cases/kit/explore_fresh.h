@@ -18,6 +18,8 @@ void nc_x_fresh_start(nc_case *c);
 
 /* Whether fresh replays can be made in this case. */
 int nc_x_fresh_available(void);
+/* Whether count steps of q are small enough to send to the replayer. */
+int nc_x_fresh_fits(const nc_x_seq *q, size_t count);
 /* Whether this case had a replayer and lost it (a replay hung, or the
  * replayer could not be talked to): what a fresh replay would have shown
  * is unknown from then on, unlike a case that never had one (a real CUDA

@@ -210,9 +210,8 @@ static void shrink_round(shrinker *sh)
 
 /* Whether the shortest sequence agrees in a process that made no table
  * before it: twice, so that a defect that shows only now and then is not
- * taken for one that needs earlier tables. */
-/* Whether the shortest sequence agrees in a fresh process, twice: 1; 0
- * when it fails there; -1 when a replay could not tell. */
+ * taken for one that needs earlier tables. 1; 0 when it fails there; -1
+ * when a replay could not tell (it hung or crashed). */
 static int agrees_fresh(shrinker *sh)
 {
   nc_x_shrunk *o = sh->out;
@@ -251,12 +250,14 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
    * are judged here only. */
   /* Whether the steps fail on their own is unknown where fresh replays
    * were tried and could not tell (one hung or crashed, now or earlier in
-   * the case); where the case never had them (a real CUDA runtime,
-   * --no-fork), the reproducer is taken at its word, as the blame is. */
+   * the case); where none was tried (a real CUDA runtime, --no-fork, a
+   * sequence too large to send, the shrinking's time spent), the
+   * reproducer is taken at its word, as the blame is. */
   int judged = !(view & NC_XT_LEAKS) && !out->fail.direct && !out->fail.counted;
-  int available = nc_x_fresh_available();
-  int fresh = judged && available ? agrees_fresh(&sh) : -1;
-  out->standalone = !judged || fresh == 0 || (!available && !nc_x_fresh_lost());
+  int tried = judged && nc_x_fresh_available() && nc_x_fresh_fits(q, out->len) &&
+              deadline - nc_now() > FRESH_SLACK_S;
+  int fresh = tried ? agrees_fresh(&sh) : -1;
+  out->standalone = !judged || fresh == 0 || (!tried && !nc_x_fresh_lost());
   if (fresh == 1) {
     nc_x_failure f;
     int ran = fresh_replay(&sh, steps, len, view, 0, &f) == 0;
