@@ -155,3 +155,21 @@ int nc_config_read_fd(int fd, nc_config *cfg, char *why, size_t whylen)
     cfg->elf.loadable = 1;
   return 0;
 }
+
+void nc_config_read_release(nc_config *cfg)
+{
+  for (size_t i = 0; i < nc_setting_count; i++)
+    if (nc_settings[i].kind == NC_SET_TEXT || nc_settings[i].kind == NC_SET_OPT_TEXT) {
+      const char **member = (const char **)(void *)((char *)cfg + nc_settings[i].offset);
+      free((void *)*member);
+      *member = NULL;
+    }
+  for (size_t i = 0; i < cfg->failing_count; i++) {
+    free((void *)cfg->failing[i].json);
+    cfg->failing[i].json = NULL;
+  }
+  for (size_t i = 0; i < cfg->more_count; i++) {
+    free((void *)cfg->more_tables[i]);
+    cfg->more_tables[i] = NULL;
+  }
+}

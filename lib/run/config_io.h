@@ -23,5 +23,8 @@ int nc_config_sealed(const nc_config *cfg);
  * long as the process), and inspects the plugin file again. 0, or -1 with
  * why. */
 int nc_config_read_fd(int fd, nc_config *cfg, char *why, size_t whylen);
+/* Frees the strings nc_config_read_fd allocated into cfg, for a reader
+ * that does not keep it for its whole life (a test). */
+void nc_config_read_release(nc_config *cfg);
 
 #endif

@@ -191,6 +191,7 @@ static void test_configuration_reads_back(void **state)
   assert_int_equal(back.failing_count, 1);
   assert_string_equal(back.failing[0].json, "{\"bad\":true}");
   assert_int_equal(back.failing[0].status, 3);
+  nc_config_read_release(&back);
   close(fd);
 }
 
