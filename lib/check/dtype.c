@@ -115,6 +115,17 @@ static unsigned small_encode(const small_float *f, double v, int *exact)
   return sign | (unsigned)(unbiased + f->bias) << f->mbits | man;
 }
 
+/* An element of f's bits at out: two bytes or one. */
+static void small_store(const small_float *f, unsigned bits, void *out)
+{
+  if (f->ebits + f->mbits + 1 == 16) {
+    uint16_t b = (uint16_t)bits;
+    memcpy(out, &b, 2);
+  } else {
+    *(unsigned char *)out = (unsigned char)bits;
+  }
+}
+
 double nc_dtype_decode(nve_data_type_t t, const void *p)
 {
   if (t == NVE_DTYPE_FLOAT32) { /* the common case first: the fills and the model call it per element */
@@ -154,13 +165,7 @@ int nc_dtype_encode(nve_data_type_t t, double v, void *out)
   const small_float *f = format_of(t);
   int exact = 0;
   if (f) {
-    unsigned bits = small_encode(f, v, &exact);
-    if (f->ebits + f->mbits + 1 == 16) {
-      uint16_t b = (uint16_t)bits;
-      memcpy(out, &b, 2);
-    } else {
-      *(unsigned char *)out = (unsigned char)bits;
-    }
+    small_store(f, small_encode(f, v, &exact), out);
     return exact;
   }
   if (t == NVE_DTYPE_FLOAT64) {
@@ -188,16 +193,10 @@ static unsigned small_int_bits(const small_float *f, int32_t v)
 int nc_dtype_encode_int(nve_data_type_t t, int32_t v, void *out)
 {
   const small_float *f = format_of(t);
-  long m = f ? 1L << (f->mbits + 1) : 0;
+  long m = nc_dtype_exact_int(t);
   if (!f || v < -m || v > m)
     return nc_dtype_encode(t, (double)v, out);
-  unsigned bits = small_int_bits(f, v);
-  if (f->ebits + f->mbits + 1 == 16) {
-    uint16_t b = (uint16_t)bits;
-    memcpy(out, &b, 2);
-  } else {
-    *(unsigned char *)out = (unsigned char)bits;
-  }
+  small_store(f, small_int_bits(f, v), out);
   return 1;
 }
 

@@ -249,6 +249,15 @@ static allocation *find_allocation(const void *p)
   return NULL;
 }
 
+/* A free slot of the table, or NULL; under alloc_lock. */
+static allocation *free_slot(void)
+{
+  for (int i = 0; i < MAX_ALLOCATIONS; i++)
+    if (!allocations[i].size)
+      return &allocations[i];
+  return NULL;
+}
+
 /* Fills slot under alloc_lock, raising the look-ups' bound past it. */
 static void place(allocation *slot, allocation a)
 {
@@ -287,14 +296,10 @@ static cudaError_t reuse(void **out, size_t size, size_t map_size, int device)
   if (device < 0)
     return e;
   pthread_mutex_lock(&alloc_lock);
-  for (int i = spare_count - 1; i >= 0 && e != cudaSuccess; i--) {
+  allocation *slot = spare_count ? free_slot() : NULL;
+  for (int i = spare_count - 1; slot && i >= 0 && e != cudaSuccess; i--) {
     struct spare s = spares[i];
-    int fits = s.map_size >= map_size && s.map_size / 2 < map_size;
-    allocation *slot = NULL;
-    for (int j = 0; fits && j < MAX_ALLOCATIONS && !slot; j++)
-      if (!allocations[j].size)
-        slot = &allocations[j];
-    if (!slot)
+    if (s.map_size < map_size || s.map_size / 2 >= map_size)
       continue;
     place(slot, (allocation){s.view, s.alias, size ? size : 1, s.map_size, device, 0, generation});
     spares[i] = spares[--spare_count];
@@ -336,10 +341,7 @@ static cudaError_t allocate(void **out, size_t size, int device)
     return fail(cudaErrorMemoryAllocation);
   }
   pthread_mutex_lock(&alloc_lock);
-  allocation *slot = NULL;
-  for (int i = 0; i < MAX_ALLOCATIONS && !slot; i++)
-    if (!allocations[i].size)
-      slot = &allocations[i];
+  allocation *slot = free_slot();
   if (slot)
     place(slot, (allocation){(uintptr_t)view, alias, size ? size : 1, map_size, device, 0,
                              generation});

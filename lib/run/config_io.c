@@ -159,11 +159,7 @@ int nc_config_read_fd(int fd, nc_config *cfg, char *why, size_t whylen)
 void nc_config_read_release(nc_config *cfg)
 {
   for (size_t i = 0; i < nc_setting_count; i++)
-    if (nc_settings[i].kind == NC_SET_TEXT || nc_settings[i].kind == NC_SET_OPT_TEXT) {
-      const char **member = (const char **)(void *)((char *)cfg + nc_settings[i].offset);
-      free((void *)*member);
-      *member = NULL;
-    }
+    nc_setting_release(&nc_settings[i], cfg);
   for (size_t i = 0; i < cfg->failing_count; i++) {
     free((void *)cfg->failing[i].json);
     cfg->failing[i].json = NULL;

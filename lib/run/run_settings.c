@@ -122,6 +122,15 @@ void nc_setting_format(const nc_setting *s, const nc_config *cfg, nc_strbuf *out
   }
 }
 
+void nc_setting_release(const nc_setting *s, nc_config *cfg)
+{
+  if (s->kind != NC_SET_TEXT && s->kind != NC_SET_OPT_TEXT)
+    return;
+  const char **member = MEMBER(const char *, s, cfg);
+  free((void *)*member);
+  *member = NULL;
+}
+
 int nc_setting_parse(const nc_setting *s, nc_config *cfg, const char *text)
 {
   char *end = NULL;

@@ -52,6 +52,9 @@ void nc_setting_format(const nc_setting *s, const nc_config *cfg, nc_strbuf *out
 /* Sets the member from text nc_setting_format wrote; 0, or -1 when it
  * does not parse. Text is copied. */
 int nc_setting_parse(const nc_setting *s, nc_config *cfg, const char *text);
+/* Frees the copy nc_setting_parse made for the member (text settings),
+ * leaving it NULL; other settings are left as they are. */
+void nc_setting_release(const nc_setting *s, nc_config *cfg);
 /* 1 when the reproduction line carries the setting. */
 int nc_setting_in_reproduce(const nc_setting *s, const nc_config *cfg);
 /* The option's argument on the command line (the enum's word, "1.0"). */
