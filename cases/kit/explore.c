@@ -255,22 +255,55 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
             "stopped by the safety cap in time after %d replays (a heavily loaded machine?): "
             "the sequence may be longer than the shortest", sh->replays);
   nc_x_note_steps(c, q, sh);
-  char name[64];
   nc_rule blamed = owner != NC_RULE_COUNT ? owner
                  : sh->fail.nowners ? sh->fail.owners[0] : c->rule;
-  if (sh->depends & NC_XD_EARLIER_TABLES)
+  nc_x_note_repro(c, q, sh, 0, shape, blamed);
+}
+
+void nc_x_note_repro(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh, unsigned view,
+                     const nc_x_table_shape *shape, nc_rule blamed)
+{
+  if (!c->cfg->repro)
+    return;
+  const nc_x_earlier *e = &sh->earlier;
+  if ((sh->depends & NC_XD_EARLIER_TABLES) && !e->n) {
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
-            "none: these steps fail only after tables the case made before them, and a "
-            "reproducer runs them in a process of its own, where they agree");
-  else if (nc_x_write_repro(c, q, sh->steps, sh->len, shape, blamed, sh->standalone, name,
-                            sizeof(name)) == 0)
+            "none: these steps fail only after tables the case made before them, and "
+            "nve-conform found no replays of its own after which they fail in a process of "
+            "their own (the tables they need were made otherwise, or its record of them was "
+            "full)");
+    return;
+  }
+  nc_x_segment *segs = malloc((e->n + 1) * sizeof(*segs));
+  if (!segs) {
+    nc_harness_error(c, "out of memory writing a reproducer");
+    return;
+  }
+  memcpy(segs, e->segs, e->n * sizeof(*segs));
+  segs[e->n] = (nc_x_segment){*q, sh->steps, sh->len, view, 0, 0};
+  size_t before = 0;
+  for (size_t k = 0; k < e->n; k++)
+    before += e->segs[k].count;
+  char name[64], first[200] = "";
+  if (e->n)
+    snprintf(first, sizeof(first), "; it first replays %zu of the case's earlier sequences (%zu "
+             "steps), each on fresh tables, after which these steps fail in a process of their "
+             "own", e->n, before);
+  if (nc_x_write_repro(c, segs, e->n + 1, shape, blamed, sh->standalone, name, sizeof(name)) == 0)
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out [plugin.so] "
-            "exits 1 while the defect persists, %s", name, name,
+            "exits 1 while the defect persists, %s%s", name, name,
             sh->standalone ? "0 once it is fixed (3: inconclusive)"
                            : "else 3 (inconclusive): nve-conform could not replay these steps "
                              "in a process of their own, so they may need tables the case made "
-                             "before them");
+                             "before them",
+            first);
+  else if (e->n)
+    nc_note(c, "C reproducer", "a program that fails while the defect persists",
+            "none: these steps fail only after %zu of the case's earlier replays (%zu steps), "
+            "and those are more keys than a reproducer holds, or include a blame replay that "
+            "kept destroyed tables alive, which a list of steps cannot say", e->n, before);
+  free(segs);
 }
 
 /* Action x relation pairs the exploration reached, and a list of those it
@@ -411,7 +444,7 @@ int nc_x_explore_sequence(nc_case *c, nc_x_seq *q, const nc_x_table_shape *shape
     return -1;
   }
   report_failure(c, q, shape, seqno, q->seed, &fail, &sh);
-  free(sh.steps);
+  nc_x_shrunk_free(&sh);
   return 1;
 }
 

@@ -38,7 +38,17 @@ typedef struct request {
   uint32_t toggles;
   int32_t alone_slot;
   int32_t arena_follows; /* else the last request's arena */
+  /* Replays to make first, in order, each sent after this one's steps
+   * and keys as a request (arena_follows set), its steps and its keys. */
+  uint32_t nprefix;
 } request;
+
+/* A replay made before the request's, in the replayer's memory. */
+typedef struct prefix_replay {
+  request r;
+  nc_x_step *steps;
+  int64_t *arena;
+} prefix_replay;
 
 typedef struct response {
   int32_t ran; /* 1: fail holds the replay's outcome */
@@ -79,13 +89,23 @@ static int write_all(int fd, const void *buf, size_t len)
   return whole(fd, (void *)buf, len, 1);
 }
 
-/* In the child of the replayer: the replay, its outcome on out. */
-static void replay_here(nc_case *c, request *r, nc_x_step *steps, int64_t *arena, int out)
+/* In the child of the replayer: the replays before the request's (their
+ * outcomes are not the request's), the request's, its outcome on out. */
+static void replay_here(nc_case *c, request *r, nc_x_step *steps, int64_t *arena,
+                        prefix_replay *before, int out)
 {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   nc_pool_after_fork();
   nc_case_child_forked();
   nc_pool_configure(c->cfg->workers, c->cfg->schedule, c->cfg->seed);
+  for (uint32_t i = 0; i < r->nprefix; i++) {
+    prefix_replay *p = &before[i];
+    nc_x_failure ignored;
+    p->r.q.steps = p->steps;
+    p->r.q.arena = p->arena;
+    nc_x_replay(c, &p->r.q, p->steps, (size_t)p->r.count, p->r.toggles, p->r.alone_slot,
+                &ignored, NULL);
+  }
   r->q.steps = steps;
   r->q.arena = arena;
   response res;
@@ -93,6 +113,27 @@ static void replay_here(nc_case *c, request *r, nc_x_step *steps, int64_t *arena
   res.ran = nc_x_replay(c, &r->q, steps, (size_t)r->count, r->toggles, r->alone_slot, &res.fail,
                         NULL) == 0;
   _exit(write_all(out, &res, sizeof(res)) == 0 ? 0 : 1);
+}
+
+/* A request's steps and keys, read from in: malloc'd, or NULL. */
+static nc_x_step *read_steps(int in, const request *r)
+{
+  nc_x_step *steps = malloc((r->count ? (size_t)r->count : 1) * sizeof(*steps));
+  if (steps && read_all(in, steps, (size_t)r->count * sizeof(*steps)) != 0) {
+    free(steps);
+    return NULL;
+  }
+  return steps;
+}
+
+static int64_t *read_arena(int in, const request *r)
+{
+  int64_t *arena = malloc((r->q.arena_len ? r->q.arena_len : 1) * sizeof(*arena));
+  if (arena && read_all(in, arena, r->q.arena_len * sizeof(*arena)) != 0) {
+    free(arena);
+    return NULL;
+  }
+  return arena;
 }
 
 /* The replayer's loop: a request, a child that replays it, its outcome
@@ -104,14 +145,21 @@ static void serve(nc_case *c, int in, int out)
     request r;
     if (read_all(in, &r, sizeof(r)) != 0)
       _exit(0); /* the case is gone */
-    size_t nsteps = (size_t)r.count;
-    nc_x_step *steps = malloc((nsteps ? nsteps : 1) * sizeof(*steps));
-    if (!steps || read_all(in, steps, nsteps * sizeof(*steps)) != 0)
+    nc_x_step *steps = read_steps(in, &r);
+    if (!steps)
       _exit(0);
     if (r.arena_follows) {
       free(arena);
-      arena = malloc((r.q.arena_len ? r.q.arena_len : 1) * sizeof(*arena));
-      if (!arena || read_all(in, arena, r.q.arena_len * sizeof(*arena)) != 0)
+      if (!(arena = read_arena(in, &r)))
+        _exit(0);
+    }
+    prefix_replay *before = calloc(r.nprefix ? r.nprefix : 1, sizeof(*before));
+    if (!before)
+      _exit(0);
+    for (uint32_t i = 0; i < r.nprefix; i++) {
+      prefix_replay *p = &before[i];
+      if (read_all(in, &p->r, sizeof(p->r)) != 0 ||
+          !(p->steps = read_steps(in, &p->r)) || !(p->arena = read_arena(in, &p->r)))
         _exit(0);
     }
     response res;
@@ -123,7 +171,7 @@ static void serve(nc_case *c, int in, int out)
         close(in);
         close(out);
         close(got[0]);
-        replay_here(c, &r, steps, arena, got[1]);
+        replay_here(c, &r, steps, arena, before, got[1]);
       }
       close(got[1]);
       int ws = 0;
@@ -136,6 +184,11 @@ static void serve(nc_case *c, int in, int out)
       close(got[0]);
     }
     free(steps);
+    for (uint32_t i = 0; i < r.nprefix; i++) {
+      free(before[i].steps);
+      free(before[i].arena);
+    }
+    free(before);
     if (write_all(out, &res, sizeof(res)) != 0)
       _exit(0);
   }
@@ -199,15 +252,49 @@ int nc_x_fresh_available(void) { return replayer.pid > 0; }
 
 int nc_x_fresh_lost(void) { return replayer_lost; }
 
-int nc_x_fresh_fits(const nc_x_seq *q, size_t count)
+static size_t bytes_of(const nc_x_seq *q, size_t count)
 {
-  return count * sizeof(nc_x_step) + q->arena_len * sizeof(*q->arena) <= FRESH_MAX_BYTES;
+  return count * sizeof(nc_x_step) + q->arena_len * sizeof(*q->arena);
+}
+
+int nc_x_fresh_fits(const nc_x_seq *q, size_t count) { return bytes_of(q, count) <= FRESH_MAX_BYTES; }
+
+/* Sends the replays to make before the request's. 0, or -1. */
+static int send_prefix(const nc_x_segment *before, size_t nbefore)
+{
+  for (size_t i = 0; i < nbefore; i++) {
+    const nc_x_segment *p = &before[i];
+    request r;
+    memset(&r, 0, sizeof(r));
+    r.q = p->q;
+    r.q.steps = NULL;
+    r.q.arena = NULL;
+    r.count = p->count;
+    r.toggles = p->toggles;
+    r.alone_slot = p->alone_slot;
+    r.arena_follows = 1;
+    if (write_all(replayer.to, &r, sizeof(r)) != 0 ||
+        write_all(replayer.to, p->steps, p->count * sizeof(*p->steps)) != 0 ||
+        write_all(replayer.to, p->q.arena, p->q.arena_len * sizeof(*p->q.arena)) != 0)
+      return -1;
+  }
+  return 0;
 }
 
 int nc_x_fresh_replay(const nc_x_seq *q, const nc_x_step *steps, size_t count, unsigned toggles,
                       int alone_slot, double deadline, nc_x_failure *fail)
 {
-  if (replayer.pid <= 0 || !nc_x_fresh_fits(q, count))
+  return nc_x_fresh_replay_after(NULL, 0, q, steps, count, toggles, alone_slot, deadline, fail);
+}
+
+int nc_x_fresh_replay_after(const nc_x_segment *before, size_t nbefore, const nc_x_seq *q,
+                            const nc_x_step *steps, size_t count, unsigned toggles,
+                            int alone_slot, double deadline, nc_x_failure *fail)
+{
+  size_t bytes = bytes_of(q, count);
+  for (size_t i = 0; i < nbefore; i++)
+    bytes += bytes_of(&before[i].q, before[i].count);
+  if (replayer.pid <= 0 || bytes > FRESH_MAX_BYTES)
     return -1;
   request r;
   memset(&r, 0, sizeof(r));
@@ -219,10 +306,12 @@ int nc_x_fresh_replay(const nc_x_seq *q, const nc_x_step *steps, size_t count, u
   r.alone_slot = alone_slot;
   r.arena_follows = replayer.arena != q->arena || replayer.arena_len != q->arena_len ||
                     replayer.seed != q->seed;
+  r.nprefix = (uint32_t)nbefore;
   if (write_all(replayer.to, &r, sizeof(r)) != 0 ||
       write_all(replayer.to, steps, count * sizeof(*steps)) != 0 ||
       (r.arena_follows &&
-       write_all(replayer.to, q->arena, q->arena_len * sizeof(*q->arena)) != 0))
+       write_all(replayer.to, q->arena, q->arena_len * sizeof(*q->arena)) != 0) ||
+      send_prefix(before, nbefore) != 0)
     return give_up();
   replayer.arena = q->arena;
   replayer.arena_len = q->arena_len;

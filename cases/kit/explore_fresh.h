@@ -9,7 +9,15 @@
 #ifndef NC_EXPLORE_FRESH_H
 #define NC_EXPLORE_FRESH_H
 
+#include "explore_history.h"
 #include "explore_run.h"
+
+/* A replay in a fresh process may take this long, beyond NC_X_FRESH_FACTOR
+ * times what it took in the case's own process: a plugin that hangs in a
+ * forked child (a lock its thread held at the fork) costs that, and then
+ * the case's fresh replays stop. */
+#define NC_X_FRESH_SLACK_S 5.0
+#define NC_X_FRESH_FACTOR 20.0
 
 /* Forks the replayer; an explorer case calls it before its first table.
  * Without it (a real CUDA runtime, which does not survive fork; no
@@ -32,5 +40,12 @@ int nc_x_fresh_lost(void);
  * crashed, the sequence is too large to send, or the deadline passed). */
 int nc_x_fresh_replay(const nc_x_seq *q, const nc_x_step *steps, size_t count, unsigned toggles,
                       int alone_slot, double deadline, nc_x_failure *fail);
+
+/* The same, after the replays before[0..nbefore) in the same child, in
+ * order (their outcomes are not looked at): what a failure that needs
+ * earlier tables needs of them. */
+int nc_x_fresh_replay_after(const nc_x_segment *before, size_t nbefore, const nc_x_seq *q,
+                            const nc_x_step *steps, size_t count, unsigned toggles,
+                            int alone_slot, double deadline, nc_x_failure *fail);
 
 #endif

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "cuda.h"
 #include "dtype.h"
+#include "explore_history.h"
 #include "guarded.h"
 #include "runner.h"
 #include "splitmix.h"
@@ -710,14 +711,52 @@ static void judge_leaks(size_t count, nc_x_failure *fail)
   fail->at = count ? (long)count - 1 : 0;
 }
 
-int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t count,
-                unsigned toggles, int alone_slot, nc_x_failure *fail, nc_x_replay_stats *stats)
+/* The toggles a replay acts under (those that imply others added). */
+static unsigned acted(unsigned toggles)
 {
   if (toggles & NC_XT_LEAKS)
     toggles |= NC_XT_PLAIN_CALLS;
   if (toggles & NC_XT_PLAIN_CALLS)
-    toggles |= NC_XT_OUTPUTS | NC_XT_NO_MASK | NC_XT_PLAIN_STRIDE;
-  int plain = (toggles & NC_XT_PLAIN_CALLS) != 0;
+    toggles |= NC_XT_OUTPUTS | NC_XT_NO_MASK | NC_XT_PLAIN_STRIDE | NC_XT_WHOLE_ROWS;
+  return toggles;
+}
+
+/* Whether a replay under toggles skips st (it is not run at all). */
+static int skipped(const nc_x_step *st, unsigned toggles, int alone_slot)
+{
+  return ((toggles & NC_XT_ALONE) && st->action != NC_X_DROP_FACTORY && st->slot != alone_slot) ||
+         ((toggles & NC_XT_PLAIN_CALLS) && st->n == 0 && st->action <= NC_X_ERASE);
+}
+
+int nc_x_bakeable(unsigned toggles) { return !(toggles & (NC_XT_KEEP_TABLES | NC_XT_LEAKS)); }
+
+long nc_x_bake(const nc_x_step *in, size_t n, unsigned toggles, int alone_slot, nc_x_step *out)
+{
+  if (!nc_x_bakeable(toggles))
+    return -1;
+  toggles = acted(toggles);
+  long k = 0;
+  for (size_t i = 0; i < n; i++) {
+    nc_x_step s = in[i];
+    if (skipped(&s, toggles, alone_slot) ||
+        ((toggles & NC_XT_KEEP_FACTORY) && s.action == NC_X_DROP_FACTORY))
+      continue;
+    s.thread = toggles & NC_XT_MAIN_THREAD ? 0 : s.thread;
+    s.nulls = toggles & NC_XT_OUTPUTS ? 0 : s.nulls;
+    s.resolved_every = toggles & NC_XT_NO_MASK ? 0 : s.resolved_every;
+    s.stride_pad = toggles & NC_XT_PLAIN_STRIDE ? 0 : s.stride_pad;
+    if ((toggles & NC_XT_WHOLE_ROWS) && (s.action == NC_X_INSERT || s.action == NC_X_UPDATE))
+      s.size = 0;
+    s.config = toggles & NC_XT_ONE_CONFIG ? 0 : s.config;
+    out[k++] = s;
+  }
+  return k;
+}
+
+int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t count,
+                unsigned toggles, int alone_slot, nc_x_failure *fail, nc_x_replay_stats *stats)
+{
+  toggles = acted(toggles);
   world w = {.c = c, .q = q, .toggles = toggles, .alone_slot = alone_slot, .fail = fail};
   w.device = nc_cuda_loaded() ? nc_cuda_get_device() : -1;
   fail->at = (long)count;
@@ -727,7 +766,7 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
   fail->direct = 0;
   fail->expected = NULL;
   int leaks = (toggles & NC_XT_LEAKS) != 0;
-  double beat_at = -1, beat_allowance = 0;
+  double beat_at = -1, beat_allowance = 0, start = nc_now();
   if (leaks)
     nc_alloc_reset();
   if (world_open(&w) != 0)
@@ -744,7 +783,7 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
       beat_at = now;
       beat_allowance = allowance;
     }
-    if ((toggles & NC_XT_ALONE) && st->action != NC_X_DROP_FACTORY && st->slot != alone_slot)
+    if (skipped(st, toggles, alone_slot))
       continue;
     if (st->action >= NC_X_PRODUCE) {
       w.at = (long)i;
@@ -752,7 +791,7 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
       continue;
     }
     slot *sl = &w.s[st->slot];
-    if (!sl->alive || (plain && st->n == 0 && st->action <= NC_X_ERASE))
+    if (!sl->alive)
       continue;
     int64_t failed_before = sl->k.failed_ops;
     w.at = (long)i;
@@ -767,6 +806,7 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
   world_close(&w);
   if (leaks)
     judge_leaks(count, fail);
+  nc_x_history_record(c, q, steps, count, toggles, alone_slot, nc_now() - start);
   if (stats)
     *stats = w.stats;
   return 0;

@@ -77,6 +77,15 @@ int nc_x_probes(int action);
 #define NC_X_PROBE_EXTRA 16
 int64_t nc_x_probe_keys(const nc_x_seq *q, const nc_x_step *st, int64_t stride, int64_t *out);
 
+/* The steps a replay under toggles makes of in[0..n) (alone_slot as
+ * nc_x_replay's), into out (n of them), for a reproducer that knows no
+ * toggles: how many, or -1 under toggles a list of steps cannot say
+ * (NC_XT_KEEP_TABLES, NC_XT_LEAKS). A replay under NC_XT_PLAIN_CALLS also
+ * makes no write past max_row_size: the reproducer's writer says so. */
+long nc_x_bake(const nc_x_step *in, size_t n, unsigned toggles, int alone_slot, nc_x_step *out);
+/* Whether nc_x_bake can say a replay under toggles. */
+int nc_x_bakeable(unsigned toggles);
+
 /* Runs steps[0..count) (keys in q's arena) on fresh tables from a fresh
  * factory with the toggles; alone_slot: the slot NC_XT_ALONE keeps.
  * Returns 0 when the sequence ran (fail->at says where it disagreed), -1

@@ -13,12 +13,6 @@
 
 /* Replays a shrink may make. */
 #define SHRINK_REPLAYS 160
-/* A replay in a fresh process may take this long, beyond FRESH_FACTOR
- * times the slowest the case's own replays took: a plugin that hangs in a
- * forked child (a lock its thread held at the fork) costs that, and then
- * the case's fresh replays stop (explore_fresh.h). */
-#define FRESH_SLACK_S 5.0
-#define FRESH_FACTOR 20.0
 
 typedef struct shrinker {
   nc_case *c;
@@ -34,7 +28,7 @@ typedef struct shrinker {
 
 static double fresh_deadline(const shrinker *sh)
 {
-  double at = nc_now() + FRESH_SLACK_S + FRESH_FACTOR * sh->slowest;
+  double at = nc_now() + NC_X_FRESH_SLACK_S + NC_X_FRESH_FACTOR * sh->slowest;
   return at < sh->deadline ? at : sh->deadline;
 }
 
@@ -255,7 +249,7 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
    * reproducer is taken at its word, as the blame is. */
   int judged = !(view & NC_XT_LEAKS) && !out->fail.direct && !out->fail.counted;
   int tried = judged && nc_x_fresh_available() && nc_x_fresh_fits(q, out->len) &&
-              deadline - nc_now() > FRESH_SLACK_S;
+              deadline - nc_now() > NC_X_FRESH_SLACK_S;
   int fresh = tried ? agrees_fresh(&sh) : -1;
   out->standalone = !judged || fresh == 0 || (!tried && !nc_x_fresh_lost());
   if (fresh == 1) {
@@ -271,10 +265,20 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
       out->standalone = 1;
     } else if (ran) {
       out->depends |= NC_XD_EARLIER_TABLES;
+      if (c->cfg->repro && nc_x_earlier_find(q, out->steps, out->len, view, deadline, sh.slowest,
+                                             &out->replays, &out->earlier) == 1)
+        out->standalone = 1; /* they fail after those, in a fresh process */
     } else { /* it could not tell: the blame stays this process's */
       out->standalone = 0;
     }
   }
   free(trial);
   return 0;
+}
+
+void nc_x_shrunk_free(nc_x_shrunk *sh)
+{
+  free(sh->steps);
+  sh->steps = NULL;
+  nc_x_earlier_free(&sh->earlier);
 }

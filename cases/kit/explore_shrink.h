@@ -4,6 +4,7 @@
 #ifndef NC_EXPLORE_SHRINK_H
 #define NC_EXPLORE_SHRINK_H
 
+#include "explore_earlier.h"
 #include "explore_run.h"
 
 typedef struct nc_x_shrunk {
@@ -19,6 +20,11 @@ typedef struct nc_x_shrunk {
    * reproducer of them alone that agrees means the defect is gone. 0: the
    * fresh replays were tried and could not tell (they hung or crashed). */
   int standalone;
+  /* With NC_XD_EARLIER_TABLES in depends, under --repro: the case's
+   * earlier replays after which the steps fail in a fresh process, cut
+   * down (none found: n 0). standalone then speaks of them and the steps
+   * together. */
+  nc_x_earlier earlier;
 } nc_x_shrunk;
 
 /* In depends, not a toggle: the sequence agrees in a process that made no
@@ -33,5 +39,6 @@ typedef struct nc_x_shrunk {
  * 0, or -1 when out of memory. */
 int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t len,
                 const nc_x_failure *fail, unsigned view, double deadline, nc_x_shrunk *out);
+void nc_x_shrunk_free(nc_x_shrunk *sh);
 
 #endif

@@ -60,7 +60,7 @@ static int shrink(nc_case *c, nc_x_seq *q, size_t len, const nc_x_failure *fail,
  * allocations (lazily built globals, this thread's storage), the second
  * is judged. 1 when it leaked (reported), 0 when not, -1 when it could not
  * run. */
-static int leak_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, double cap_at)
+static int leak_one(nc_case *c, nc_x_seq *q, const nc_x_view *v, int seqno, uint64_t seed)
 {
   nc_x_failure fail;
   if (nc_x_replay(c, q, q->steps, q->count, NC_XT_LEAKS, 0, &fail, NULL) != 0 ||
@@ -69,10 +69,10 @@ static int leak_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, double ca
   if (fail.at == (long)q->count)
     return 0;
   nc_x_shrunk sh;
-  if (shrink(c, q, q->count, &fail, NC_XT_LEAKS, cap_at, &sh) != 0)
+  if (shrink(c, q, q->count, &fail, NC_XT_LEAKS, v->cap_at, &sh) != 0)
     return -1;
   report_leak(c, q, seqno, seed, &sh);
-  free(sh.steps);
+  nc_x_shrunk_free(&sh);
   return 1;
 }
 
@@ -80,7 +80,8 @@ static int leak_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, double ca
  * a lifecycle event of this case's rule is its FAIL (1); one that does not
  * is the op's rule's and only cuts the sequence short (2, noted); 0 when
  * it agreed, -1 when it could not run. */
-static int lifecycle_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, double cap_at)
+static int lifecycle_one(nc_case *c, nc_x_seq *q, const nc_x_view *v, int seqno,
+                         uint64_t seed)
 {
   nc_x_failure fail;
   if (nc_x_replay(c, q, q->steps, q->count, NC_XT_PLAIN_CALLS, 0, &fail, NULL) != 0)
@@ -90,7 +91,7 @@ static int lifecycle_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, doub
   if (fail.counted)
     return 2; /* failed calls counted over the whole run: the ops' rules judge them */
   nc_x_shrunk sh;
-  if (shrink(c, q, (size_t)fail.at + 1, &fail, NC_XT_PLAIN_CALLS, cap_at, &sh) != 0)
+  if (shrink(c, q, (size_t)fail.at + 1, &fail, NC_XT_PLAIN_CALLS, v->cap_at, &sh) != 0)
     return -1;
   const char *what;
   nc_rule owner = nc_x_dependency_rule(sh.depends, NC_RULE_COUNT, &what);
@@ -101,7 +102,7 @@ static int lifecycle_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, doub
             "sequence %d (seed %llu) cut short at step %ld by a failure that is not this "
             "rule's (%s): the rules of its ops judge it", seqno, (unsigned long long)seed,
             fail.at + 1, sh.fail.why);
-    free(sh.steps);
+    nc_x_shrunk_free(&sh);
     return 2;
   }
   nc_fail(c, "explored lifecycle", "agreement with the model whatever the order of produces "
@@ -110,11 +111,12 @@ static int lifecycle_one(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, doub
           "the tables agree)", seqno, (unsigned long long)seed, fail.at + 1, q->count,
           fail.why, sh.len, sh.replays, what);
   nc_x_note_steps(c, q, &sh);
-  free(sh.steps);
+  nc_x_note_repro(c, q, &sh, NC_XT_PLAIN_CALLS, &v->shape, c->rule);
+  nc_x_shrunk_free(&sh);
   return 1;
 }
 
-typedef int (*view_one)(nc_case *c, nc_x_seq *q, int seqno, uint64_t seed, double cap_at);
+typedef int (*view_one)(nc_case *c, nc_x_seq *q, const nc_x_view *v, int seqno, uint64_t seed);
 
 /* Runs the view's sequences (each replayed replays times) until its
  * budget is spent, a failure of its rule is reported or too many were cut
@@ -137,7 +139,7 @@ static void run_view(nc_case *c, uint64_t salt, view_one one, int replays, const
     if (rc != 0)
       nc_harness_error(c, "out of memory generating sequence %d", j + 1);
     else
-      rc = one(c, &q, j + 1, seed, v.cap_at);
+      rc = one(c, &q, &v, j + 1, seed);
     spent += q.work > 0 ? replays * q.work : 1;
     steps += q.count;
     drops += q.drops_with_tables;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A reproducer written by nve-conform: it replays the shortest sequence of
- * table calls that nve-conform found disagreeing with its model, against
+ * table calls that nve-conform found disagreeing with its model (after the
+ * earlier sequences of nve-conform's whose tables the failure needs, if
+ * any, each from a fresh factory and ended as nve-conform ended it), against
  * the plugin named by the first argument (default: the file it was made
  * from), and checks every answer as nve-conform did.
  *
@@ -54,6 +56,12 @@ struct repro_step {
   uint64_t oversize_seed; /* the keys of that write */
 };
 enum { REREAD_CAPS = 1, OVERSIZE_FIRST = 2 };
+/* A sequence of the steps, replayed from a fresh factory: the failing one
+ * last, before it any earlier ones its failure needs. */
+struct repro_sequence {
+  size_t first, count; /* repro_steps[first .. first + count) */
+  uint64_t seed;       /* its decoys' draws */
+};
 
 /* @DATA@ */
 
@@ -125,6 +133,7 @@ static uint64_t mix64(uint64_t z)
  * could not make so (no runtime, or one of fewer than two devices): what
  * the failure needs when it is a decoy's (REPRO_NEEDS_DECOYS). */
 static int decoys_missed;
+static uint64_t sequence_seed; /* the current sequence's */
 
 /* Makes a decoy device current before a bootstrap call of step s, as
  * nve-conform did (never device 0; salt: 1 factory creation, 2 produce, 3
@@ -137,7 +146,7 @@ static int decoy_before(const struct repro_step *s, int salt)
     decoys_missed = 1;
     return -1;
   }
-  uint64_t h = mix64(repro_seed ^ (s->tag * 0x9e3779b97f4a7c15ull) ^ (uint64_t)salt);
+  uint64_t h = mix64(sequence_seed ^ (s->tag * 0x9e3779b97f4a7c15ull) ^ (uint64_t)salt);
   int decoy = 1 + (int)(h % (uint64_t)(cuda.count - 1));
   return cuda.set(decoy) == 0 ? decoy : -1;
 }
@@ -301,7 +310,7 @@ struct call {
 static struct table tables[TABLES];
 static nve_ext_table_factory_t factory;
 static int factory_alive;
-static size_t step_at;
+static size_t step_at, sequence_at;
 static size_t unsummed_at; /* 1 + the last step whose sums went unchecked; 0: none */
 static nve_data_type_t unsummed_dtype; /* that step's table's */
 
@@ -309,7 +318,10 @@ static void defect(const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  printf("step %zu of %zu: ", step_at + 1, repro_nsteps);
+  const struct repro_sequence *q = &repro_sequences[sequence_at];
+  if (repro_nsequences > 1)
+    printf("sequence %zu of %zu, ", sequence_at + 1, repro_nsequences);
+  printf("step %zu of %zu: ", step_at - q->first + 1, q->count);
   vprintf(fmt, ap);
   printf("\nthe defect persists\n");
   va_end(ap);
@@ -823,9 +835,10 @@ static void same_keys(struct table *t)
 
 /* A table from the factory (made first when gone); s: the produce step,
  * whose bootstrap calls run with a decoy current (NULL: the first table). */
+static int64_t next_id; /* of the next produce: 1 at each sequence's start, as in nve-conform */
+
 static int open_table(struct table *t, int config, const struct repro_step *s)
 {
-  static int64_t next_id = 1;
   if (!factory_alive) {
     const char *err = NULL;
     int decoy = decoy_before(s, 1);
@@ -1017,7 +1030,7 @@ struct worker {
   pthread_mutex_t lock;
   pthread_cond_t cond;
   const struct repro_step *job;
-  int started;
+  int started, quit;
 };
 static struct worker workers[2];
 
@@ -1026,14 +1039,17 @@ static void *worker_main(void *arg)
   struct worker *w = arg;
   pthread_mutex_lock(&w->lock);
   for (;;) {
-    while (!w->job)
+    while (!w->job && !w->quit)
       pthread_cond_wait(&w->cond, &w->lock);
+    if (w->quit)
+      break;
     pthread_mutex_unlock(&w->lock);
     table_step(&tables[w->job->table], w->job);
     pthread_mutex_lock(&w->lock);
     w->job = NULL;
     pthread_cond_broadcast(&w->cond);
   }
+  pthread_mutex_unlock(&w->lock);
   return NULL;
 }
 
@@ -1057,6 +1073,53 @@ static void on_thread(int which, const struct repro_step *s)
   pthread_mutex_unlock(&w->lock);
 }
 
+/* The end of a sequence that is not the last, as nve-conform ended it:
+ * its threads joined, its tables destroyed, then its factory. */
+static void end_sequence(void)
+{
+  for (int i = 0; i < 2; i++) {
+    struct worker *w = &workers[i];
+    if (!w->started)
+      continue;
+    pthread_mutex_lock(&w->lock);
+    w->quit = 1;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+    memset(w, 0, sizeof(*w));
+  }
+  for (int i = 0; i < TABLES; i++)
+    close_table(&tables[i]);
+  if (factory_alive)
+    factory.ops->destroy(factory.self);
+  factory_alive = 0;
+}
+
+static void run_step(const struct repro_step *s)
+{
+  struct table *t = &tables[s->table];
+  if (s->action == PRODUCE) {
+    if (!t->alive)
+      open_table(t, s->config, s);
+  } else if (s->action == DESTROY) {
+    close_table(t);
+  } else if (s->action == DROP_FACTORY) {
+    if (factory_alive) {
+      int decoy = decoy_before(s, 3);
+      factory.ops->destroy(factory.self);
+      decoy_after(decoy, "factory destroy");
+    }
+    factory_alive = 0;
+  } else if (t->alive) {
+    if (s->thread)
+      on_thread(s->thread, s);
+    else
+      table_step(t, s);
+  }
+}
+
 int main(int argc, char **argv)
 {
   const char *path = argc > 1 ? argv[1] : plugin_default;
@@ -1078,31 +1141,18 @@ int main(int argc, char **argv)
   if (set_services)
     set_services(&services);
   cuda_find(so);
-  if (open_table(&tables[0], 0, NULL) != 0) {
-    fprintf(stderr, "%s: no factory or table from the configs\n", path);
-    return 2;
-  }
-  for (step_at = 0; step_at < repro_nsteps; step_at++) {
-    const struct repro_step *s = &repro_steps[step_at];
-    struct table *t = &tables[s->table];
-    if (s->action == PRODUCE) {
-      if (!t->alive)
-        open_table(t, s->config, s);
-    } else if (s->action == DESTROY) {
-      close_table(t);
-    } else if (s->action == DROP_FACTORY) {
-      if (factory_alive) {
-        int decoy = decoy_before(s, 3);
-        factory.ops->destroy(factory.self);
-        decoy_after(decoy, "factory destroy");
-      }
-      factory_alive = 0;
-    } else if (t->alive) {
-      if (s->thread)
-        on_thread(s->thread, s);
-      else
-        table_step(t, s);
+  for (sequence_at = 0; sequence_at < repro_nsequences; sequence_at++) {
+    const struct repro_sequence *q = &repro_sequences[sequence_at];
+    sequence_seed = q->seed;
+    next_id = 1;
+    if (open_table(&tables[0], 0, NULL) != 0) {
+      fprintf(stderr, "%s: no factory or table from the configs\n", path);
+      return 2;
     }
+    for (step_at = q->first; step_at < q->first + q->count; step_at++)
+      run_step(&repro_steps[step_at]);
+    if (sequence_at + 1 < repro_nsequences)
+      end_sequence();
   }
   if (unsummed_at) {
     printf("%zu steps agreed, but step %zu's update_accumulate succeeded with sums this program "

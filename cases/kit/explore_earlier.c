@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Cutting a failure's earlier replays down (explore_earlier.h). Like the
+ * shrinking of the steps, bounded in replays, not in time, with the
+ * deadline as a safety cap. */
+#include "explore_earlier.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "explore_fresh.h"
+#include "runner.h"
+
+/* Fresh replays the search may make. */
+#define EARLIER_REPLAYS 120
+
+typedef struct search {
+  const nc_x_seq *q;
+  const nc_x_step *steps;
+  size_t len;
+  unsigned view;
+  double deadline, slowest;
+  int *replays, made;
+  nc_x_segment *trial; /* the candidate replays */
+} search;
+
+static int more(const search *s)
+{
+  return s->made < EARLIER_REPLAYS && nc_now() + NC_X_FRESH_SLACK_S < s->deadline;
+}
+
+/* Whether q's steps fail in a fresh process after segs[0..n): 1, 0, or
+ * -1 when the replay could not tell. */
+static int fails_after(search *s, const nc_x_segment *segs, size_t n)
+{
+  double allowance = s->slowest;
+  for (size_t i = 0; i < n; i++)
+    allowance += segs[i].took;
+  double at = nc_now() + NC_X_FRESH_SLACK_S + NC_X_FRESH_FACTOR * allowance;
+  nc_x_failure f;
+  s->made++;
+  (*s->replays)++;
+  if (nc_x_fresh_replay_after(segs, n, s->q, s->steps, s->len, s->view, 0,
+                              at < s->deadline ? at : s->deadline, &f) != 0)
+    return -1;
+  return f.at < (long)s->len && !f.counted;
+}
+
+/* Drops, in one try, the replays a reproducer cannot make (nc_x_bake):
+ * a blame replay that kept destroyed tables alive is seldom what the
+ * failure needs. */
+static void drop_unbakeable(search *s, nc_x_earlier *e)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < e->n; i++)
+    if (nc_x_bakeable(e->segs[i].toggles))
+      s->trial[n++] = e->segs[i];
+  if (n < e->n && more(s) && fails_after(s, s->trial, n) == 1) {
+    memcpy(e->segs, s->trial, n * sizeof(*s->trial));
+    e->n = n;
+  }
+}
+
+/* Drops chunks of e's replays, halving their size, where the steps still
+ * fail without them. */
+static void drop_replays(search *s, nc_x_earlier *e)
+{
+  for (size_t chunk = e->n / 2; chunk >= 1 && more(s); chunk /= 2)
+    for (size_t start = 0; start < e->n && more(s);) {
+      size_t end = start + chunk < e->n ? start + chunk : e->n, n = 0;
+      for (size_t i = 0; i < e->n; i++)
+        if (i < start || i >= end)
+          s->trial[n++] = e->segs[i];
+      if (fails_after(s, s->trial, n) == 1) {
+        memcpy(e->segs, s->trial, n * sizeof(*s->trial));
+        e->n = n;
+      } else {
+        start = end;
+      }
+    }
+}
+
+/* Drops chunks of the steps of each of e's replays (owned copies by
+ * then), halving their size. A replay of no steps stays: it made a
+ * factory and a table. */
+static void drop_steps(search *s, nc_x_earlier *e, nc_x_step *scratch)
+{
+  for (size_t k = 0; k < e->n && more(s); k++) {
+    nc_x_segment *seg = &e->segs[k];
+    nc_x_step *mine = (nc_x_step *)seg->steps;
+    for (size_t chunk = seg->count / 2; chunk >= 1 && more(s); chunk /= 2)
+      for (size_t start = 0; start < seg->count && more(s);) {
+        size_t end = start + chunk < seg->count ? start + chunk : seg->count, n = 0;
+        for (size_t i = 0; i < seg->count; i++)
+          if (i < start || i >= end)
+            scratch[n++] = mine[i];
+        memcpy(s->trial, e->segs, e->n * sizeof(*s->trial));
+        s->trial[k].steps = scratch;
+        s->trial[k].count = n;
+        if (fails_after(s, s->trial, e->n) == 1) {
+          memcpy(mine, scratch, n * sizeof(*scratch));
+          seg->count = n;
+        } else {
+          start = end;
+        }
+      }
+  }
+}
+
+/* Gives each of e's replays a copy of its steps of its own. 0, or -1. */
+static int own_steps(nc_x_earlier *e, size_t *most)
+{
+  *most = 1;
+  for (size_t k = 0; k < e->n; k++) {
+    nc_x_segment *seg = &e->segs[k];
+    nc_x_step *copy = malloc((seg->count ? seg->count : 1) * sizeof(*copy));
+    if (!copy) {
+      e->n = k;
+      return -1;
+    }
+    memcpy(copy, seg->steps, seg->count * sizeof(*copy));
+    seg->steps = copy;
+    *most = seg->count > *most ? seg->count : *most;
+  }
+  return 0;
+}
+
+int nc_x_earlier_find(const nc_x_seq *q, const nc_x_step *steps, size_t len, unsigned view,
+                      double deadline, double slowest, int *replays, nc_x_earlier *out)
+{
+  memset(out, 0, sizeof(*out));
+  const nc_x_segment *history;
+  long nbefore = nc_x_history_before(q, &history);
+  if (nbefore <= 0)
+    return 0;
+  search s = {q, steps, len, view, deadline, slowest, replays, 0, NULL};
+  out->segs = malloc((size_t)nbefore * sizeof(*out->segs));
+  s.trial = malloc((size_t)nbefore * sizeof(*s.trial));
+  if (!out->segs || !s.trial) {
+    free(s.trial);
+    free(out->segs);
+    out->segs = NULL;
+    return -1;
+  }
+  memcpy(out->segs, history, (size_t)nbefore * sizeof(*out->segs));
+  out->n = (size_t)nbefore;
+  int found = fails_after(&s, out->segs, out->n);
+  size_t most;
+  if (found == 1) {
+    drop_unbakeable(&s, out);
+    drop_replays(&s, out);
+    nc_x_step *scratch = NULL;
+    if (own_steps(out, &most) != 0 || !(scratch = malloc(most * sizeof(*scratch)))) {
+      found = -1;
+    } else {
+      drop_steps(&s, out, scratch);
+      /* It failed after them when last tried: once more, as they are. */
+      found = fails_after(&s, out->segs, out->n);
+    }
+    free(scratch);
+  } else {
+    out->n = 0; /* the steps are the history's: none to free */
+  }
+  free(s.trial);
+  if (found != 1)
+    nc_x_earlier_free(out);
+  return found;
+}
+
+void nc_x_earlier_free(nc_x_earlier *e)
+{
+  for (size_t k = 0; k < e->n; k++)
+    free((void *)e->segs[k].steps);
+  free(e->segs);
+  e->segs = NULL;
+  e->n = 0;
+}
