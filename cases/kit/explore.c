@@ -279,7 +279,8 @@ void nc_x_note_repro(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh, unsig
     nc_harness_error(c, "out of memory writing a reproducer");
     return;
   }
-  memcpy(segs, e->segs, e->n * sizeof(*segs));
+  if (e->n)
+    memcpy(segs, e->segs, e->n * sizeof(*segs));
   segs[e->n] = (nc_x_segment){*q, sh->steps, sh->len, view, 0, 0};
   size_t before = 0;
   for (size_t k = 0; k < e->n; k++)

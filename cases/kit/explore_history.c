@@ -47,7 +47,8 @@ static const int64_t *arena_of(const nc_x_seq *q)
   int64_t *keys = malloc((q->arena_len ? q->arena_len : 1) * sizeof(int64_t));
   if (!keys)
     return NULL;
-  memcpy(keys, q->arena, q->arena_len * sizeof(int64_t));
+  if (q->arena_len)
+    memcpy(keys, q->arena, q->arena_len * sizeof(int64_t));
   history.arenas[history.narenas++] = (arena_copy){q->seed, q->arena_len, keys};
   history.bytes += q->arena_len * sizeof(int64_t);
   return keys;
@@ -80,7 +81,8 @@ void nc_x_history_record(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, 
     history.over = 1;
     return;
   }
-  memcpy(copy, steps, count * sizeof(nc_x_step));
+  if (count)
+    memcpy(copy, steps, count * sizeof(nc_x_step));
   nc_x_segment *s = &history.segs[history.n++];
   s->q = *q;
   s->q.steps = NULL;
