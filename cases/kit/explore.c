@@ -10,6 +10,7 @@
 #include "common.h"
 #include "cuda.h"
 #include "explore_cover.h"
+#include "explore_earlier.h"
 #include "explore_repro.h"
 #include "explore_shrink.h"
 #include "explore_view.h"
@@ -206,7 +207,7 @@ void nc_x_note_steps(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh)
  * replays without it), or else on the op's. */
 static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape *shape,
                            int seqno, uint64_t seed, const nc_x_failure *first,
-                           const nc_x_shrunk *sh)
+                           const nc_x_shrunk *sh, double cap_at)
 {
   const char *what;
   nc_rule owner = nc_x_dependency_rule(sh->depends, NC_RULE_COUNT, &what);
@@ -257,54 +258,63 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
   nc_x_note_steps(c, q, sh);
   nc_rule blamed = owner != NC_RULE_COUNT ? owner
                  : sh->fail.nowners ? sh->fail.owners[0] : c->rule;
-  nc_x_note_repro(c, q, sh, 0, shape, blamed);
+  nc_x_note_repro(c, q, sh, 0, shape, blamed, cap_at);
+}
+
+static void note_no_repro(nc_case *c, const char *why)
+{
+  nc_note(c, "C reproducer", "a program that fails while the defect persists", "none: %s", why);
 }
 
 void nc_x_note_repro(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh, unsigned view,
-                     const nc_x_table_shape *shape, nc_rule blamed)
+                     const nc_x_table_shape *shape, nc_rule blamed, double cap_at)
 {
   if (!c->cfg->repro)
     return;
-  const nc_x_earlier *e = &sh->earlier;
-  if ((sh->depends & NC_XD_EARLIER_TABLES) && !e->n) {
-    nc_note(c, "C reproducer", "a program that fails while the defect persists",
-            "none: these steps fail only after tables the case made before them, and "
-            "nve-conform found no replays of its own after which they fail in a process of "
-            "their own (the tables they need were made otherwise, or its record of them was "
-            "full)");
-    return;
+  nc_x_earlier e = {0};
+  int standalone = sh->standalone, replays = 0;
+  if (sh->depends & NC_XD_EARLIER_TABLES) {
+    if (nc_x_earlier_find(q, sh->steps, sh->len, view, cap_at, sh->slowest, &replays, &e) != 1) {
+      note_no_repro(c, "these steps fail only after tables the case made before them, and "
+                       "nve-conform found no replays of its own after which they fail in a "
+                       "process of their own (the tables they need were made otherwise, or its "
+                       "record of them was full)");
+      return;
+    }
+    standalone = 1; /* they failed after those, in a fresh process */
   }
-  nc_x_segment *segs = malloc((e->n + 1) * sizeof(*segs));
+  nc_x_segment *segs = malloc((e.n + 1) * sizeof(*segs));
   if (!segs) {
+    nc_x_earlier_free(&e);
     nc_harness_error(c, "out of memory writing a reproducer");
     return;
   }
-  if (e->n)
-    memcpy(segs, e->segs, e->n * sizeof(*segs));
-  segs[e->n] = (nc_x_segment){*q, sh->steps, sh->len, view, 0, 0};
+  if (e.n)
+    memcpy(segs, e.segs, e.n * sizeof(*segs));
+  segs[e.n] = (nc_x_segment){*q, sh->steps, sh->len, view, 0, 0, 0};
   size_t before = 0;
-  for (size_t k = 0; k < e->n; k++)
-    before += e->segs[k].count;
-  char name[64], first[200] = "";
-  if (e->n)
+  for (size_t k = 0; k < e.n; k++)
+    before += e.segs[k].count;
+  char name[64], first[300] = "";
+  if (e.n)
     snprintf(first, sizeof(first), "; it first replays %zu of the case's earlier sequences (%zu "
-             "steps), each on fresh tables, after which these steps fail in a process of their "
-             "own", e->n, before);
-  if (nc_x_write_repro(c, segs, e->n + 1, shape, blamed, sh->standalone, name, sizeof(name)) == 0)
+             "steps; found in %d replays in fresh processes%s), each on fresh tables, after "
+             "which these steps fail in a process of their own", e.n, before, replays,
+             e.timed_out ? ", stopped by the safety cap in time: perhaps more than needed" : "");
+  if (nc_x_write_repro(c, segs, e.n + 1, shape, blamed, standalone, name, sizeof(name)) == 0)
     nc_note(c, "C reproducer", "a program that fails while the defect persists",
             "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out [plugin.so] "
             "exits 1 while the defect persists, %s%s", name, name,
-            sh->standalone ? "0 once it is fixed (3: inconclusive)"
-                           : "else 3 (inconclusive): nve-conform could not replay these steps "
-                             "in a process of their own, so they may need tables the case made "
-                             "before them",
+            standalone ? "0 once it is fixed (3: inconclusive)"
+                       : "else 3 (inconclusive): nve-conform could not replay these steps in a "
+                         "process of their own, so they may need tables the case made before "
+                         "them",
             first);
-  else if (e->n)
-    nc_note(c, "C reproducer", "a program that fails while the defect persists",
-            "none: these steps fail only after %zu of the case's earlier replays (%zu steps), "
-            "and those are more keys than a reproducer holds, or include a blame replay that "
-            "kept destroyed tables alive, which a list of steps cannot say", e->n, before);
+  else if (e.n)
+    note_no_repro(c, "these steps fail only after earlier sequences of the case, and those are "
+                     "more keys than a reproducer holds");
   free(segs);
+  nc_x_earlier_free(&e);
 }
 
 /* Action x relation pairs the exploration reached, and a list of those it
@@ -444,7 +454,7 @@ int nc_x_explore_sequence(nc_case *c, nc_x_seq *q, const nc_x_table_shape *shape
     nc_harness_error(c, "out of memory shrinking a sequence of %ld steps", fail.at + 1);
     return -1;
   }
-  report_failure(c, q, shape, seqno, q->seed, &fail, &sh);
+  report_failure(c, q, shape, seqno, q->seed, &fail, &sh, cap_at);
   nc_x_shrunk_free(&sh);
   return 1;
 }

@@ -23,9 +23,16 @@ typedef struct search {
   nc_x_segment *trial; /* the candidate replays */
 } search;
 
-static int more(const search *s)
+/* Whether another replay may be made: within the bound, the replayer
+ * still there, and time left before the safety cap (a stop by it is
+ * noted). */
+static int more(search *s, nc_x_earlier *e)
 {
-  return s->made < EARLIER_REPLAYS && nc_now() + NC_X_FRESH_SLACK_S < s->deadline;
+  if (s->made >= EARLIER_REPLAYS || !nc_x_fresh_available())
+    return 0;
+  if (nc_now() + NC_X_FRESH_SLACK_S >= s->deadline)
+    e->timed_out = 1;
+  return !e->timed_out;
 }
 
 /* Whether q's steps fail in a fresh process after segs[0..n): 1, 0, or
@@ -39,33 +46,20 @@ static int fails_after(search *s, const nc_x_segment *segs, size_t n)
   nc_x_failure f;
   s->made++;
   (*s->replays)++;
-  if (nc_x_fresh_replay_after(segs, n, s->q, s->steps, s->len, s->view, 0,
-                              at < s->deadline ? at : s->deadline, &f) != 0)
+  int rc = nc_x_fresh_replay_after(segs, n, s->q, s->steps, s->len, s->view, 0,
+                                   at < s->deadline ? at : s->deadline, &f);
+  if (rc < 0)
     return -1;
-  return f.at < (long)s->len && !f.counted;
-}
-
-/* Drops, in one try, the replays a reproducer cannot make (nc_x_bake):
- * a blame replay that kept destroyed tables alive is seldom what the
- * failure needs. */
-static void drop_unbakeable(search *s, nc_x_earlier *e)
-{
-  size_t n = 0;
-  for (size_t i = 0; i < e->n; i++)
-    if (nc_x_bakeable(e->segs[i].toggles))
-      s->trial[n++] = e->segs[i];
-  if (n < e->n && more(s) && fails_after(s, s->trial, n) == 1) {
-    memcpy(e->segs, s->trial, n * sizeof(*s->trial));
-    e->n = n;
-  }
+  /* An earlier replay that disagrees would end the reproducer there. */
+  return rc == 0 && f.at < (long)s->len && !f.counted;
 }
 
 /* Drops chunks of e's replays, halving their size, where the steps still
  * fail without them. */
 static void drop_replays(search *s, nc_x_earlier *e)
 {
-  for (size_t chunk = e->n / 2; chunk >= 1 && more(s); chunk /= 2)
-    for (size_t start = 0; start < e->n && more(s);) {
+  for (size_t chunk = e->n / 2; chunk >= 1 && more(s, e); chunk /= 2)
+    for (size_t start = 0; start < e->n && more(s, e);) {
       size_t end = start + chunk < e->n ? start + chunk : e->n, n = 0;
       for (size_t i = 0; i < e->n; i++)
         if (i < start || i >= end)
@@ -84,11 +78,11 @@ static void drop_replays(search *s, nc_x_earlier *e)
  * factory and a table. */
 static void drop_steps(search *s, nc_x_earlier *e, nc_x_step *scratch)
 {
-  for (size_t k = 0; k < e->n && more(s); k++) {
+  for (size_t k = 0; k < e->n && more(s, e); k++) {
     nc_x_segment *seg = &e->segs[k];
     nc_x_step *mine = (nc_x_step *)seg->steps;
-    for (size_t chunk = seg->count / 2; chunk >= 1 && more(s); chunk /= 2)
-      for (size_t start = 0; start < seg->count && more(s);) {
+    for (size_t chunk = seg->count / 2; chunk >= 1 && more(s, e); chunk /= 2)
+      for (size_t start = 0; start < seg->count && more(s, e);) {
         size_t end = start + chunk < seg->count ? start + chunk : seg->count, n = 0;
         for (size_t i = 0; i < seg->count; i++)
           if (i < start || i >= end)
@@ -141,12 +135,16 @@ int nc_x_earlier_find(const nc_x_seq *q, const nc_x_step *steps, size_t len, uns
     out->segs = NULL;
     return -1;
   }
-  memcpy(out->segs, history, (size_t)nbefore * sizeof(*out->segs));
-  out->n = (size_t)nbefore;
+  /* Replays that disagreed here (a view's sequences cut short by another
+   * rule's failure, their shrinking's) would end the reproducer before
+   * the steps, and those a reproducer cannot make (nc_x_bake) are seldom
+   * what a failure needs: the search starts without them. */
+  for (long i = 0; i < nbefore; i++)
+    if (!history[i].failed && nc_x_bakeable(history[i].toggles))
+      out->segs[out->n++] = history[i];
   int found = fails_after(&s, out->segs, out->n);
   size_t most;
   if (found == 1) {
-    drop_unbakeable(&s, out);
     drop_replays(&s, out);
     nc_x_step *scratch = NULL;
     if (own_steps(out, &most) != 0 || !(scratch = malloc(most * sizeof(*scratch)))) {

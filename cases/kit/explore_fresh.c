@@ -52,6 +52,7 @@ typedef struct prefix_replay {
 
 typedef struct response {
   int32_t ran; /* 1: fail holds the replay's outcome */
+  int32_t before_failed; /* a replay made before it disagreed, or made no table */
   nc_x_failure fail;
 } response;
 
@@ -98,18 +99,20 @@ static void replay_here(nc_case *c, request *r, nc_x_step *steps, int64_t *arena
   nc_pool_after_fork();
   nc_case_child_forked();
   nc_pool_configure(c->cfg->workers, c->cfg->schedule, c->cfg->seed);
+  response res;
+  memset(&res, 0, sizeof(res));
   for (uint32_t i = 0; i < r->nprefix; i++) {
     prefix_replay *p = &before[i];
-    nc_x_failure ignored;
+    nc_x_failure f;
     p->r.q.steps = p->steps;
     p->r.q.arena = p->arena;
-    nc_x_replay(c, &p->r.q, p->steps, (size_t)p->r.count, p->r.toggles, p->r.alone_slot,
-                &ignored, NULL);
+    if (nc_x_replay(c, &p->r.q, p->steps, (size_t)p->r.count, p->r.toggles, p->r.alone_slot, &f,
+                    NULL) != 0 ||
+        f.at < (long)p->r.count)
+      res.before_failed = 1;
   }
   r->q.steps = steps;
   r->q.arena = arena;
-  response res;
-  memset(&res, 0, sizeof(res));
   res.ran = nc_x_replay(c, &r->q, steps, (size_t)r->count, r->toggles, r->alone_slot, &res.fail,
                         NULL) == 0;
   _exit(write_all(out, &res, sizeof(res)) == 0 ? 0 : 1);
@@ -331,5 +334,5 @@ int nc_x_fresh_replay_after(const nc_x_segment *before, size_t nbefore, const nc
   if (!res.ran)
     return -1;
   *fail = res.fail;
-  return 0;
+  return res.before_failed ? 1 : 0;
 }

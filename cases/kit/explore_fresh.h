@@ -42,8 +42,8 @@ int nc_x_fresh_replay(const nc_x_seq *q, const nc_x_step *steps, size_t count, u
                       int alone_slot, double deadline, nc_x_failure *fail);
 
 /* The same, after the replays before[0..nbefore) in the same child, in
- * order (their outcomes are not looked at): what a failure that needs
- * earlier tables needs of them. */
+ * order: what a failure that needs earlier tables needs of them. 1 when
+ * one of those disagreed or made no table (fail still filled). */
 int nc_x_fresh_replay_after(const nc_x_segment *before, size_t nbefore, const nc_x_seq *q,
                             const nc_x_step *steps, size_t count, unsigned toggles,
                             int alone_slot, double deadline, nc_x_failure *fail);

@@ -54,8 +54,10 @@ static const int64_t *arena_of(const nc_x_seq *q)
   return keys;
 }
 
+void nc_x_history_broken(void) { history.over = 1; }
+
 void nc_x_history_record(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t count,
-                         unsigned toggles, int alone_slot, double took)
+                         unsigned toggles, int alone_slot, double took, int failed)
 {
   if (!c->cfg->repro || !nc_x_fresh_available() || history.over)
     return;
@@ -93,6 +95,7 @@ void nc_x_history_record(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, 
   s->toggles = toggles;
   s->alone_slot = alone_slot;
   s->took = took;
+  s->failed = failed;
   history.bytes += count * sizeof(nc_x_step);
 }
 

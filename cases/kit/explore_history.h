@@ -16,12 +16,16 @@ typedef struct nc_x_segment {
   unsigned toggles;
   int alone_slot;
   double took; /* seconds it took here */
+  int failed;  /* it disagreed (or leaked) here: count ends at the step that did */
 } nc_x_segment;
 
 /* Records a replay the case's process made (nothing without --repro or a
  * fresh replayer, and nothing once the history's memory bound is met). */
 void nc_x_history_record(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t count,
-                         unsigned toggles, int alone_slot, double took);
+                         unsigned toggles, int alone_slot, double took, int failed);
+/* A replay that made part of its tables and could not go on: the
+ * history cannot say what it did, and is incomplete from then on. */
+void nc_x_history_broken(void);
 
 /* The replays made before the current run of q's own (its first replay
  * and its shrinking's): *segs points at them (valid until the next

@@ -281,7 +281,14 @@ int nc_x_write_repro(nc_case *c, const nc_x_segment *replays, size_t nreplays,
     if (emit_steps(&b, segs, nreplays, sh, keys, nkeys) != 0)
       b.failed = 1;
     nc_strbuf_puts(&b, mark + strlen("/* @DATA@ */"));
-    snprintf(name, namelen, "repro-%s.c", nc_rule_defs[owner].info.id);
+    /* Cases of other rules may charge a failure to the same rule: each
+     * has a file of its own, so that what lands in DIR does not depend on
+     * which case ended last. */
+    if (owner == c->rule)
+      snprintf(name, namelen, "repro-%s.c", nc_rule_defs[owner].info.id);
+    else
+      snprintf(name, namelen, "repro-%s-from-%s.c", nc_rule_defs[owner].info.id,
+               nc_rule_defs[c->rule].info.id);
     rc = b.data && !b.failed ? nc_repro_save(c->cfg->cache_dir, c->cfg->cache_secret, name,
                                              b.data, b.len)
                              : -1;

@@ -367,12 +367,15 @@ static void table_op_only(world *w, slot *sl, const nc_x_step *st)
 /* A step on a table of another config, fitted to it: no more keys than
  * one of its buffers holds, updates no longer than its rows take (the
  * generator drew the step for the run's table config). */
-static const nc_x_step *fitted(const slot *sl, const nc_x_step *st, nc_x_step *local)
+static const nc_x_step *fitted(const world *w, const slot *sl, const nc_x_step *st,
+                               nc_x_step *local)
 {
   if (!sl->config)
     return st;
   *local = *st;
-  int64_t fit = nc_tk_fit(sl->k.stride + st->stride_pad);
+  /* The stride of the call (a reproducer, which lists the steps of a
+   * replay of plain strides with no pad, fits them alike). */
+  int64_t fit = nc_tk_fit(sl->k.stride + (w->toggles & NC_XT_PLAIN_STRIDE ? 0 : st->stride_pad));
   local->n = st->n < fit ? st->n : fit;
   if (st->action == NC_X_ACCUMULATE) {
     /* The table's own update size, else whole updates within its row. */
@@ -388,7 +391,7 @@ static const nc_x_step *fitted(const slot *sl, const nc_x_step *st, nc_x_step *l
 static void table_op(world *w, slot *sl, const nc_x_step *st)
 {
   nc_x_step local;
-  st = fitted(sl, st, &local);
+  st = fitted(w, sl, st, &local);
   table_op_only(w, sl, st);
   reread_caps(w, sl, st);
 }
@@ -769,8 +772,10 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
   double beat_at = -1, beat_allowance = 0, start = nc_now();
   if (leaks)
     nc_alloc_reset();
-  if (world_open(&w) != 0)
+  if (world_open(&w) != 0) {
+    nc_x_history_broken();
     return -1;
+  }
   for (size_t i = 0; i < count && fail->at == (long)count; i++) {
     const nc_x_step *st = &steps[i];
     /* Progress, with the time the step may take (the runner judges the
@@ -806,7 +811,11 @@ int nc_x_replay(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t co
   world_close(&w);
   if (leaks)
     judge_leaks(count, fail);
-  nc_x_history_record(c, q, steps, count, toggles, alone_slot, nc_now() - start);
+  /* A disagreement ends the replay at its step; a count or a leak is
+   * judged after the last. */
+  int failed = fail->at < (long)count;
+  nc_x_history_record(c, q, steps, failed ? (size_t)fail->at + 1 : count, toggles, alone_slot,
+                      nc_now() - start, failed);
   if (stats)
     *stats = w.stats;
   return 0;

@@ -265,13 +265,11 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
       out->standalone = 1;
     } else if (ran) {
       out->depends |= NC_XD_EARLIER_TABLES;
-      if (c->cfg->repro && nc_x_earlier_find(q, out->steps, out->len, view, deadline, sh.slowest,
-                                             &out->replays, &out->earlier) == 1)
-        out->standalone = 1; /* they fail after those, in a fresh process */
     } else { /* it could not tell: the blame stays this process's */
       out->standalone = 0;
     }
   }
+  out->slowest = sh.slowest;
   free(trial);
   return 0;
 }
@@ -280,5 +278,4 @@ void nc_x_shrunk_free(nc_x_shrunk *sh)
 {
   free(sh->steps);
   sh->steps = NULL;
-  nc_x_earlier_free(&sh->earlier);
 }

@@ -4,7 +4,6 @@
 #ifndef NC_EXPLORE_SHRINK_H
 #define NC_EXPLORE_SHRINK_H
 
-#include "explore_earlier.h"
 #include "explore_run.h"
 
 typedef struct nc_x_shrunk {
@@ -20,11 +19,7 @@ typedef struct nc_x_shrunk {
    * reproducer of them alone that agrees means the defect is gone. 0: the
    * fresh replays were tried and could not tell (they hung or crashed). */
   int standalone;
-  /* With NC_XD_EARLIER_TABLES in depends, under --repro: the case's
-   * earlier replays after which the steps fail in a fresh process, cut
-   * down (none found: n 0). standalone then speaks of them and the steps
-   * together. */
-  nc_x_earlier earlier;
+  double slowest; /* seconds of its slowest replay in the case's process */
 } nc_x_shrunk;
 
 /* In depends, not a toggle: the sequence agrees in a process that made no

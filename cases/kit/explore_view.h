@@ -39,10 +39,11 @@ int nc_x_explore_sequence(nc_case *c, nc_x_seq *q, const nc_x_table_shape *shape
 nc_rule nc_x_dependency_rule(unsigned depends, nc_rule own, const char **what);
 /* The shortest failing sequence as notes, step by step. */
 void nc_x_note_steps(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh);
-/* With --repro, the C reproducer of the failure (the earlier replays it
- * needs, then its steps replayed with view's toggles), charged to blamed,
- * and a note of it or of why there is none. */
+/* With --repro, the C reproducer of the failure (its steps replayed with
+ * view's toggles, after the case's earlier replays it needs where it
+ * needs earlier tables: explore_earlier.h, within cap_at), charged to
+ * blamed, and a note of it or of why there is none. */
 void nc_x_note_repro(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh, unsigned view,
-                     const nc_x_table_shape *shape, nc_rule blamed);
+                     const nc_x_table_shape *shape, nc_rule blamed, double cap_at);
 
 #endif

@@ -111,7 +111,7 @@ static int lifecycle_one(nc_case *c, nc_x_seq *q, const nc_x_view *v, int seqno,
           "the tables agree)", seqno, (unsigned long long)seed, fail.at + 1, q->count,
           fail.why, sh.len, sh.replays, what);
   nc_x_note_steps(c, q, &sh);
-  nc_x_note_repro(c, q, &sh, NC_XT_PLAIN_CALLS, &v->shape, c->rule);
+  nc_x_note_repro(c, q, &sh, NC_XT_PLAIN_CALLS, &v->shape, c->rule, v->cap_at);
   nc_x_shrunk_free(&sh);
   return 1;
 }

@@ -312,6 +312,7 @@ static nve_ext_table_factory_t factory;
 static int factory_alive;
 static size_t step_at, sequence_at;
 static size_t unsummed_at; /* 1 + the last step whose sums went unchecked; 0: none */
+static size_t unsummed_sequence; /* that step's sequence */
 static nve_data_type_t unsummed_dtype; /* that step's table's */
 
 static void defect(const char *fmt, ...)
@@ -385,7 +386,7 @@ static void check_keys_unchanged(const struct table *t, const struct call *c, co
 {
   void *again = pack_keys(t, c);
   if (memcmp(again, keys, (size_t)c->n * (size_t)t->g.key_size) != 0)
-    defect("step %zu changed its (const) keys buffer", step_at + 1);
+    defect("the call changed its (const) keys buffer");
   free(again);
 }
 
@@ -498,6 +499,7 @@ static void accumulate_op(struct table *t, const struct call *c)
   int summable = t->g.dtype == NVE_DTYPE_FLOAT32 && s->dtype == NVE_DTYPE_FLOAT32;
   if (st == NVE_SUCCESS && !summable && c->n > 0) {
     unsummed_at = step_at + 1;
+    unsummed_sequence = sequence_at;
     unsummed_dtype = t->g.dtype;
   }
   for (int64_t i = 0; i < c->n; i++) {
@@ -1155,10 +1157,14 @@ int main(int argc, char **argv)
       end_sequence();
   }
   if (unsummed_at) {
-    printf("%zu steps agreed, but step %zu's update_accumulate succeeded with sums this program "
+    char where[64] = "";
+    if (repro_nsequences > 1)
+      snprintf(where, sizeof(where), "sequence %zu's ", unsummed_sequence + 1);
+    printf("%zu steps agreed, but %sstep %zu's update_accumulate succeeded with sums this program "
            "cannot compute (dtype %d updates into a dtype %d table), so its keys went unchecked: "
-           "inconclusive\n", repro_nsteps, unsummed_at, repro_steps[unsummed_at - 1].dtype,
-           (int)unsummed_dtype);
+           "inconclusive\n", repro_nsteps, where,
+           unsummed_at - repro_sequences[unsummed_sequence].first,
+           repro_steps[unsummed_at - 1].dtype, (int)unsummed_dtype);
     return 3;
   }
   if (decoys_missed && REPRO_NEEDS_DECOYS) {

@@ -56,7 +56,8 @@ static int is_repro(const char *name)
 {
   size_t n = strlen(name);
   return strncmp(name, "repro-", 6) == 0 && n > 8 && strcmp(name + n - 2, ".c") == 0 &&
-         strspn(name + 6, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") == n - 8;
+         strspn(name + 6, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-") ==
+             n - 8;
 }
 
 static int copy_one(const char *scratch, const char *secret, const char *dest, const char *name,

@@ -51,8 +51,8 @@ static void test_sealed_round_trip(void **state)
   rmdir(dir);
 }
 
-/* Only sealed files named repro-RULE.c reach the directory, without the
- * seal line. */
+/* Only sealed files named repro-RULE.c (or repro-RULE-from-CASE.c)
+ * reach the directory, without the seal line. */
 static void test_collect_copies_only_sealed(void **state)
 {
   (void)state;
@@ -66,7 +66,11 @@ static void test_collect_copies_only_sealed(void **state)
   fputs(body, f);
   fclose(f);
   free(saved(scratch, "s3cret", "notes.c"));
-  assert_int_equal(nc_repro_collect(scratch, "s3cret", dest, err, sizeof(err)), 1);
+  free(saved(scratch, "s3cret", "repro-LIF-02-from-TBL-07.c"));
+  free(saved(scratch, "s3cret", "repro-TBL_02.c")); /* not a name a case writes */
+  assert_int_equal(nc_repro_collect(scratch, "s3cret", dest, err, sizeof(err)), 2);
+  snprintf(path, sizeof(path), "%s/repro-LIF-02-from-TBL-07.c", dest);
+  assert_int_equal(access(path, F_OK), 0);
   snprintf(path, sizeof(path), "%s/repro-TBL-08.c", dest);
   char *copied = nc_read_file(path, err, sizeof(err));
   assert_non_null(copied);
