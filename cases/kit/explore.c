@@ -274,11 +274,18 @@ void nc_x_note_repro(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh, unsig
   nc_x_earlier e = {0};
   int standalone = sh->standalone, replays = 0;
   if (sh->depends & NC_XD_EARLIER_TABLES) {
-    if (nc_x_earlier_find(q, sh->steps, sh->len, view, cap_at, sh->slowest, &replays, &e) != 1) {
+    int found = nc_x_earlier_find(q, sh->steps, sh->len, view, cap_at, sh->slowest, &replays, &e);
+    if (found == 0) {
       note_no_repro(c, "these steps fail only after tables the case made before them, and "
                        "nve-conform found no replays of its own after which they fail in a "
                        "process of their own (the tables they need were made otherwise, or its "
                        "record of them was full)");
+      return;
+    }
+    if (found < 0) {
+      note_no_repro(c, "these steps fail only after tables the case made before them, and "
+                       "the replays that would find which could not tell (one hung or "
+                       "crashed, or the safety cap in time came first)");
       return;
     }
     standalone = 1; /* they failed after those, in a fresh process */
@@ -311,8 +318,9 @@ void nc_x_note_repro(nc_case *c, const nc_x_seq *q, const nc_x_shrunk *sh, unsig
                          "them",
             first);
   else if (e.n)
-    note_no_repro(c, "these steps fail only after earlier sequences of the case, and those are "
-                     "more keys than a reproducer holds");
+    note_no_repro(c, "these steps fail only after earlier sequences of the case, and the "
+                     "program could not be written (more keys than a reproducer holds, or no "
+                     "room in the run's scratch directory)");
   free(segs);
   nc_x_earlier_free(&e);
 }

@@ -64,7 +64,8 @@ static void drop_replays(search *s, nc_x_earlier *e)
       for (size_t i = 0; i < e->n; i++)
         if (i < start || i >= end)
           s->trial[n++] = e->segs[i];
-      if (fails_after(s, s->trial, n) == 1) {
+      /* At least one stays: without any, the steps agreed. */
+      if (n > 0 && fails_after(s, s->trial, n) == 1) {
         memcpy(e->segs, s->trial, n * sizeof(*s->trial));
         e->n = n;
       } else {
@@ -142,18 +143,17 @@ int nc_x_earlier_find(const nc_x_seq *q, const nc_x_step *steps, size_t len, uns
   for (long i = 0; i < nbefore; i++)
     if (!history[i].failed && nc_x_bakeable(history[i].toggles))
       out->segs[out->n++] = history[i];
-  int found = fails_after(&s, out->segs, out->n);
+  /* None left: the steps alone agreed in a fresh process already. */
+  int found = !out->n ? 0 : more(&s, out) ? fails_after(&s, out->segs, out->n) : -1;
   size_t most;
   if (found == 1) {
+    /* Every set kept from here on failed when it was tried. */
     drop_replays(&s, out);
     nc_x_step *scratch = NULL;
-    if (own_steps(out, &most) != 0 || !(scratch = malloc(most * sizeof(*scratch)))) {
+    if (own_steps(out, &most) != 0 || !(scratch = malloc(most * sizeof(*scratch))))
       found = -1;
-    } else {
+    else
       drop_steps(&s, out, scratch);
-      /* It failed after them when last tried: once more, as they are. */
-      found = fails_after(&s, out->segs, out->n);
-    }
     free(scratch);
   } else {
     out->n = 0; /* the steps are the history's: none to free */

@@ -311,8 +311,8 @@ static struct table tables[TABLES];
 static nve_ext_table_factory_t factory;
 static int factory_alive;
 static size_t step_at, sequence_at;
-static size_t unsummed_at; /* 1 + the last step whose sums went unchecked; 0: none */
-static size_t unsummed_sequence; /* that step's sequence */
+/* 1 + the last step of the last sequence whose sums went unchecked; 0: none. */
+static size_t unsummed_at;
 static nve_data_type_t unsummed_dtype; /* that step's table's */
 
 static void defect(const char *fmt, ...)
@@ -498,9 +498,12 @@ static void accumulate_op(struct table *t, const struct call *c)
   check_keys_unchanged(t, c, keys);
   int summable = t->g.dtype == NVE_DTYPE_FLOAT32 && s->dtype == NVE_DTYPE_FLOAT32;
   if (st == NVE_SUCCESS && !summable && c->n > 0) {
-    unsummed_at = step_at + 1;
-    unsummed_sequence = sequence_at;
-    unsummed_dtype = t->g.dtype;
+    /* nve-conform judged the earlier sequences' sums: only the last's
+     * matter here. */
+    if (sequence_at + 1 == repro_nsequences) {
+      unsummed_at = step_at + 1;
+      unsummed_dtype = t->g.dtype;
+    }
   }
   for (int64_t i = 0; i < c->n; i++) {
     uint32_t k = slot_of(t, c->idx[i]);
@@ -1157,14 +1160,11 @@ int main(int argc, char **argv)
       end_sequence();
   }
   if (unsummed_at) {
-    char where[64] = "";
-    if (repro_nsequences > 1)
-      snprintf(where, sizeof(where), "sequence %zu's ", unsummed_sequence + 1);
+    const struct repro_sequence *last = &repro_sequences[repro_nsequences - 1];
     printf("%zu steps agreed, but %sstep %zu's update_accumulate succeeded with sums this program "
            "cannot compute (dtype %d updates into a dtype %d table), so its keys went unchecked: "
-           "inconclusive\n", repro_nsteps, where,
-           unsummed_at - repro_sequences[unsummed_sequence].first,
-           repro_steps[unsummed_at - 1].dtype, (int)unsummed_dtype);
+           "inconclusive\n", repro_nsteps, repro_nsequences > 1 ? "the last sequence's " : "",
+           unsummed_at - last->first, repro_steps[unsummed_at - 1].dtype, (int)unsummed_dtype);
     return 3;
   }
   if (decoys_missed && REPRO_NEEDS_DECOYS) {
