@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "explore_fresh.h"
+#include "explore_shrink.h"
 #include "runner.h"
 
 /* Fresh replays the search may make. */
@@ -54,24 +55,55 @@ static int fails_after(search *s, const nc_x_segment *segs, size_t n)
   return rc == 0 && f.at < (long)s->len && !f.counted;
 }
 
+/* What dropping chunks works on: e's replays, or the steps of replay k. */
+typedef struct chunks {
+  search *s;
+  nc_x_earlier *e;
+  size_t k;
+  nc_x_step *scratch;
+} chunks;
+
+static int more_chunks(void *ctx)
+{
+  chunks *ch = ctx;
+  return more(ch->s, ch->e);
+}
+
+static int replays_without(void *ctx, size_t start, size_t end)
+{
+  chunks *ch = ctx;
+  nc_x_earlier *e = ch->e;
+  size_t n = nc_x_copy_without(ch->s->trial, e->segs, e->n, sizeof(*e->segs), start, end);
+  /* At least one stays: without any, the steps agreed. */
+  if (n == 0 || fails_after(ch->s, ch->s->trial, n) != 1)
+    return 0;
+  memcpy(e->segs, ch->s->trial, n * sizeof(*e->segs));
+  e->n = n;
+  return 1;
+}
+
+static int steps_without(void *ctx, size_t start, size_t end)
+{
+  chunks *ch = ctx;
+  nc_x_segment *seg = &ch->e->segs[ch->k];
+  size_t n = nc_x_copy_without(ch->scratch, seg->steps, seg->count, sizeof(nc_x_step), start,
+                               end);
+  memcpy(ch->s->trial, ch->e->segs, ch->e->n * sizeof(*ch->s->trial));
+  ch->s->trial[ch->k].steps = ch->scratch;
+  ch->s->trial[ch->k].count = n;
+  if (fails_after(ch->s, ch->s->trial, ch->e->n) != 1)
+    return 0;
+  memcpy((nc_x_step *)seg->steps, ch->scratch, n * sizeof(nc_x_step));
+  seg->count = n;
+  return 1;
+}
+
 /* Drops chunks of e's replays, halving their size, where the steps still
  * fail without them. */
 static void drop_replays(search *s, nc_x_earlier *e)
 {
-  for (size_t chunk = e->n / 2; chunk >= 1 && more(s, e); chunk /= 2)
-    for (size_t start = 0; start < e->n && more(s, e);) {
-      size_t end = start + chunk < e->n ? start + chunk : e->n, n = 0;
-      for (size_t i = 0; i < e->n; i++)
-        if (i < start || i >= end)
-          s->trial[n++] = e->segs[i];
-      /* At least one stays: without any, the steps agreed. */
-      if (n > 0 && fails_after(s, s->trial, n) == 1) {
-        memcpy(e->segs, s->trial, n * sizeof(*s->trial));
-        e->n = n;
-      } else {
-        start = end;
-      }
-    }
+  chunks ch = {s, e, 0, NULL};
+  nc_x_drop_chunks(&e->n, 0, more_chunks, replays_without, &ch);
 }
 
 /* Drops chunks of the steps of each of e's replays (owned copies by
@@ -80,24 +112,8 @@ static void drop_replays(search *s, nc_x_earlier *e)
 static void drop_steps(search *s, nc_x_earlier *e, nc_x_step *scratch)
 {
   for (size_t k = 0; k < e->n && more(s, e); k++) {
-    nc_x_segment *seg = &e->segs[k];
-    nc_x_step *mine = (nc_x_step *)seg->steps;
-    for (size_t chunk = seg->count / 2; chunk >= 1 && more(s, e); chunk /= 2)
-      for (size_t start = 0; start < seg->count && more(s, e);) {
-        size_t end = start + chunk < seg->count ? start + chunk : seg->count, n = 0;
-        for (size_t i = 0; i < seg->count; i++)
-          if (i < start || i >= end)
-            scratch[n++] = mine[i];
-        memcpy(s->trial, e->segs, e->n * sizeof(*s->trial));
-        s->trial[k].steps = scratch;
-        s->trial[k].count = n;
-        if (fails_after(s, s->trial, e->n) == 1) {
-          memcpy(mine, scratch, n * sizeof(*scratch));
-          seg->count = n;
-        } else {
-          start = end;
-        }
-      }
+    chunks ch = {s, e, k, scratch};
+    nc_x_drop_chunks(&e->segs[k].count, 0, more_chunks, steps_without, &ch);
   }
 }
 

@@ -97,21 +97,38 @@ static void drop_kinds(shrinker *sh)
   }
 }
 
+void nc_x_drop_chunks(size_t *len, size_t tail, int (*go_on)(void *ctx),
+                      int (*without)(void *ctx, size_t start, size_t end), void *ctx)
+{
+  for (size_t chunk = *len / 2; chunk >= 1 && go_on(ctx); chunk /= 2)
+    for (size_t start = 0; start + tail < *len && go_on(ctx);) {
+      size_t last = *len - tail, end = start + chunk < last ? start + chunk : last;
+      if (!without(ctx, start, end))
+        start = end;
+    }
+}
+
+size_t nc_x_copy_without(void *dst, const void *src, size_t n, size_t size, size_t start,
+                         size_t end)
+{
+  memcpy(dst, src, start * size);
+  memcpy((char *)dst + start * size, (const char *)src + end * size, (n - end) * size);
+  return n - (end - start);
+}
+
+static int more_steps(void *sh) { return more(sh); }
+
+static int steps_without(void *ctx, size_t start, size_t end)
+{
+  shrinker *sh = ctx;
+  return try_trial(sh, nc_x_copy_without(sh->trial, sh->out->steps, sh->out->len,
+                                         sizeof(nc_x_step), start, end));
+}
+
 /* Drops chunks of steps, halving their size. */
 static void drop_chunks(shrinker *sh)
 {
-  nc_x_shrunk *o = sh->out;
-  for (size_t chunk = o->len / 2; chunk >= 1 && more(sh); chunk /= 2) {
-    for (size_t start = 0; start < o->len - (size_t)keep_last(sh) && more(sh);) {
-      size_t last = o->len - (size_t)keep_last(sh);
-      size_t end = start + chunk < last ? start + chunk : last, n = 0;
-      for (size_t i = 0; i < o->len; i++)
-        if (i < start || i >= end)
-          sh->trial[n++] = o->steps[i];
-      if (!try_trial(sh, n))
-        start = end;
-    }
-  }
+  nc_x_drop_chunks(&sh->out->len, (size_t)keep_last(sh), more_steps, steps_without, sh);
 }
 
 /* Tries step i with one change (applied by edit to the trial's copy). */

@@ -36,4 +36,15 @@ int nc_x_shrink(nc_case *c, const nc_x_seq *q, const nc_x_step *steps, size_t le
                 const nc_x_failure *fail, unsigned view, double deadline, nc_x_shrunk *out);
 void nc_x_shrunk_free(nc_x_shrunk *sh);
 
+/* Drops chunks of items [0, *len - tail), halving their size (the last
+ * tail items always stay), while go_on(ctx) allows another try:
+ * without(ctx, start, end) tries the items but [start, end) and, where the
+ * failure holds without them, keeps that (setting *len) and returns 1. */
+void nc_x_drop_chunks(size_t *len, size_t tail, int (*go_on)(void *ctx),
+                      int (*without)(void *ctx, size_t start, size_t end), void *ctx);
+/* Copies src[0..n) but [start, end) (items of size bytes) to dst; returns
+ * how many it copied. */
+size_t nc_x_copy_without(void *dst, const void *src, size_t n, size_t size, size_t start,
+                         size_t end);
+
 #endif

@@ -137,19 +137,21 @@ static void test_wide_floats(void **state)
   assert_true(nc_dtype_decode(NVE_DTYPE_FLOAT64, out) == 16777217.0);
 }
 
+/* The floating formats with an exact integer range. */
+static const nve_data_type_t floats[] = {NVE_DTYPE_FLOAT32, NVE_DTYPE_BFLOAT16, NVE_DTYPE_FLOAT16,
+                                         NVE_DTYPE_E4M3,    NVE_DTYPE_E5M2,     NVE_DTYPE_FLOAT64};
+
 /* Every small integer within the exact range round-trips in every format. */
 static void test_exact_integers_round_trip(void **state)
 {
   (void)state;
-  const nve_data_type_t all[] = {NVE_DTYPE_FLOAT32, NVE_DTYPE_BFLOAT16, NVE_DTYPE_FLOAT16,
-                                 NVE_DTYPE_E4M3, NVE_DTYPE_E5M2, NVE_DTYPE_FLOAT64};
-  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-    long m = nc_dtype_exact_int(all[i]);
+  for (size_t i = 0; i < sizeof(floats) / sizeof(floats[0]); i++) {
+    long m = nc_dtype_exact_int(floats[i]);
     long top = m < 3000 ? m : 3000;
     for (long v = -top; v <= top; v++) {
       unsigned char out[8];
-      assert_true(nc_dtype_encode(all[i], (double)v, out));
-      assert_true(nc_dtype_decode(all[i], out) == (double)v);
+      assert_true(nc_dtype_encode(floats[i], (double)v, out));
+      assert_true(nc_dtype_decode(floats[i], out) == (double)v);
     }
   }
 }
@@ -159,16 +161,14 @@ static void test_exact_integers_round_trip(void **state)
 static void test_integer_encoder_agrees(void **state)
 {
   (void)state;
-  const nve_data_type_t all[] = {NVE_DTYPE_FLOAT32, NVE_DTYPE_BFLOAT16, NVE_DTYPE_FLOAT16,
-                                 NVE_DTYPE_E4M3, NVE_DTYPE_E5M2, NVE_DTYPE_FLOAT64};
-  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-    long m = nc_dtype_exact_int(all[i]);
+  for (size_t i = 0; i < sizeof(floats) / sizeof(floats[0]); i++) {
+    long m = nc_dtype_exact_int(floats[i]);
     long top = m < 5000 ? 2 * m + 3 : 5000;
-    int w = nc_dtype_width(all[i]);
+    int w = nc_dtype_width(floats[i]);
     for (long v = -top; v <= top; v++) {
       unsigned char want[8] = {0}, got[8] = {0};
-      int want_exact = nc_dtype_encode(all[i], (double)v, want);
-      int got_exact = nc_dtype_encode_int(all[i], (int32_t)v, got);
+      int want_exact = nc_dtype_encode(floats[i], (double)v, want);
+      int got_exact = nc_dtype_encode_int(floats[i], (int32_t)v, got);
       assert_int_equal(got_exact, want_exact);
       assert_memory_equal(got, want, (size_t)w);
     }
