@@ -30,21 +30,6 @@ static int by_value(const void *a, const void *b)
 
 static int takes_keys(int action) { return action <= NC_X_ERASE && action != NC_X_CLEAR; }
 
-/* A C string literal of text. */
-static void c_string(nc_strbuf *b, const char *text)
-{
-  nc_strbuf_puts(b, "\"");
-  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      nc_strbuf_printf(b, "\\%c", *p);
-    else if (*p < 0x20 || *p >= 0x7f)
-      nc_strbuf_printf(b, "\\%03o", *p);
-    else
-      nc_strbuf_printf(b, "%c", *p);
-  }
-  nc_strbuf_puts(b, "\"");
-}
-
 /* The keys of step s in the order the reproducer lists them: its own,
  * then those its probe reads back (nc_x_probe_keys); *nprobe of those.
  * Returns how many in all (out holds s->n + NC_X_PROBE_MAX). */
@@ -104,11 +89,11 @@ static void emit_header(nc_strbuf *b, const nc_case *c, const nc_x_table_shape *
   nc_strbuf_printf(b, "#define REPRO_KEY_SIZE %d\n#define REPRO_EXACT %d\n", sh->key_size,
                    c->cfg->exact ? 1 : 0);
   nc_strbuf_puts(b, "static const char *const plugin_default = ");
-  c_string(b, c->cfg->plugin_path);
+  nc_strbuf_put_c(b, c->cfg->plugin_path);
   nc_strbuf_puts(b, ";\nstatic const char *const factory_config = ");
-  c_string(b, c->cfg->factory_config);
+  nc_strbuf_put_c(b, c->cfg->factory_config);
   nc_strbuf_puts(b, ";\nstatic const char *const table_config = ");
-  c_string(b, c->cfg->table_config);
+  nc_strbuf_put_c(b, c->cfg->table_config);
   nc_strbuf_printf(b, ";\nstatic const int64_t repro_row = %lld, repro_stride = %lld, "
                       "repro_invalid_key = ", (long long)sh->row, (long long)sh->stride);
   c_int64(b, sh->invalid_key);
@@ -125,7 +110,7 @@ static void emit_header(nc_strbuf *b, const nc_case *c, const nc_x_table_shape *
   nc_strbuf_puts(b, "static const char *const repro_more_configs[] = {");
   for (size_t i = 0; i < c->cfg->more_count; i++) {
     nc_strbuf_puts(b, i ? ", " : "");
-    c_string(b, c->cfg->more_tables[i]);
+    nc_strbuf_put_c(b, c->cfg->more_tables[i]);
   }
   nc_strbuf_printf(b, "%s};\nstatic const size_t repro_nmore = %zu;\n",
                    c->cfg->more_count ? "" : "0", c->cfg->more_count);

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +13,28 @@
 #include <unistd.h>
 
 static int log_fd = -1, keys_fd = -1;
-static char keys_path[4096];
+static char keys_path[4096 + 16];
 static uint64_t proc_id;
 static long long keys_at; /* bytes in the keys file so far */
 static pthread_mutex_t keys_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+/* The crash log (nc_call_log_crash_open): its file, and whether it was
+ * cut at NC_CALL_LOG_CRASH_MAX. */
+static char crash_path[4096];
+static _Atomic int crash_full;
 
 static void open_log(void)
 {
+  if (crash_path[0]) {
+    log_fd = open(crash_path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    snprintf(keys_path, sizeof(keys_path), "%s.keys", crash_path);
+    keys_fd = open(keys_path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (keys_fd < 0 && log_fd >= 0) {
+      close(log_fd);
+      log_fd = -1;
+    }
+    return; /* proc stays 0: one process writes it */
+  }
   const char *path = getenv("NVE_CONFORM_CALL_LOG");
   if (!path || !*path)
     return;
@@ -38,11 +53,40 @@ int nc_call_log_on(void)
   return log_fd >= 0;
 }
 
+/* In a child forked from the process: the crash log holds the process's
+ * own calls only (a forked child's end is its own). */
+static void forked(void)
+{
+  if (log_fd >= 0)
+    close(log_fd);
+  if (keys_fd >= 0)
+    close(keys_fd);
+  log_fd = keys_fd = -1;
+}
+
+int nc_call_log_crash_open(const char *path)
+{
+  if (!path || strlen(path) >= sizeof(crash_path) - 8)
+    return -1;
+  snprintf(crash_path, sizeof(crash_path), "%s", path);
+  if (!nc_call_log_on())
+    return -1;
+  pthread_atfork(NULL, NULL, forked);
+  return 0;
+}
+
+int nc_call_log_crash(void) { return crash_path[0] && nc_call_log_on(); }
+
 /* Appends len bytes to this process's keys file; their offset, or -1. */
 static long long log_blob(const void *keys, size_t len)
 {
   long long at = -1;
   pthread_mutex_lock(&keys_lock);
+  if (crash_path[0] && keys_at + (long long)len > NC_CALL_LOG_CRASH_MAX) {
+    atomic_store(&crash_full, 1);
+    pthread_mutex_unlock(&keys_lock);
+    return -1;
+  }
   if (keys_fd < 0)
     keys_fd = open(keys_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   size_t done = 0;
@@ -69,12 +113,12 @@ static long long log_keys(const void *keys, int64_t n, int key_size)
 static void log_line(const char *op, const void *table, int64_t n, const void *keys, int key_size,
                      int64_t stride, int64_t size, int dtype, const char *more)
 {
-  if (!nc_call_log_on())
+  if (!nc_call_log_on() || atomic_load(&crash_full))
     return;
   long long at = log_keys(keys, n, key_size);
-  char where[32] = "";
+  char where[48] = "";
   if (at >= 0)
-    snprintf(where, sizeof(where), " keys=%lld", at);
+    snprintf(where, sizeof(where), " keys=%lld ks=%d", at, key_size);
   char line[300];
   int len = snprintf(line, sizeof(line),
                      "%s n=%lld stride=%lld size=%lld dtype=%d%s t=%llx proc=%016llx%s\n", op,
@@ -92,10 +136,10 @@ void nc_call_log(const char *op, const void *table, int64_t n, const void *keys,
 }
 
 void nc_call_log_find(const void *table, int64_t n, const void *keys, int key_size,
-                      int64_t stride, int64_t hits)
+                      int64_t stride, int64_t hits, int nulls)
 {
-  char more[32];
-  snprintf(more, sizeof(more), " hits=%lld", (long long)hits);
+  char more[48];
+  snprintf(more, sizeof(more), " hits=%lld nulls=%d", (long long)hits, nulls);
   log_line("find", table, n, keys, key_size, stride, 0, 0, more);
 }
 

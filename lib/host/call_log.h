@@ -18,10 +18,12 @@
  * keys file. Costs a getenv once per process when the log is off. */
 void nc_call_log(const char *op, const void *table, int64_t n, const void *keys, int key_size,
                  int64_t stride, int64_t size, int dtype);
-/* A find's line, written after the call: it also says " hits=H", the keys
- * the find reported found (-1: no hit_mask to count). */
+/* A find's line, written after the call (before it in a crash log): it
+ * also says " hits=H", the keys the find reported found (-1: no hit_mask
+ * to count, or not called yet), and " nulls=M", its outputs passed as NULL
+ * (1 hit_mask, 2 values, 4 value_sizes). */
 void nc_call_log_find(const void *table, int64_t n, const void *keys, int key_size,
-                      int64_t stride, int64_t hits);
+                      int64_t stride, int64_t hits, int nulls);
 /* A factory creation ("create") or produce after the call, with its
  * config (the text goes to the keys file: config=OFFSET:LEN; NULL:
  * config=-) and the status the plugin returned; table: the new table's
@@ -30,4 +32,15 @@ void nc_call_log_config(const char *op, const void *table, const char *config, i
 /* Whether the log is on. */
 int nc_call_log_on(void);
 
+/* The crash log (--repro): this case process's own calls, each written
+ * before it is made, to path and its keys to path.keys (proc=0), so that
+ * when plugin code ends the process inside a call the log holds the calls
+ * up to that one (cases/kit/crash_repro.h replays them). At most
+ * NC_CALL_LOG_CRASH_MAX bytes of keys; past that the log stops. Must be
+ * called before anything asks whether the log is on; the environment's
+ * log is then not written. 0, or -1 when the files cannot be made. */
+#define NC_CALL_LOG_CRASH_MAX (256ll << 20)
+int nc_call_log_crash_open(const char *path);
+/* Whether this process writes a crash log (never a child it forked). */
+int nc_call_log_crash(void);
 #endif

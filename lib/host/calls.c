@@ -76,7 +76,7 @@ nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
   nve_status_t s = checked("nve_plugin_create_external_factory",
                            p->create_external_factory(json, out, out_error));
   nc_callback_leave();
-  nc_call_log_config("create", NULL, json, (int)s);
+  nc_call_log_config("create", s == NVE_SUCCESS && out ? out->self : NULL, json, (int)s);
   return s;
 }
 
@@ -100,6 +100,7 @@ const char *nc_call_factory_last_error(const nve_ext_table_factory_t *f)
 
 void nc_call_factory_destroy(const nve_ext_table_factory_t *f)
 {
+  nc_call_log("destroy_factory", f->self, 0, NULL, 0, 0, 0, 0);
   nc_callback_enter("factory destroy");
   f->ops->destroy(f->self);
   nc_callback_leave();
@@ -206,11 +207,17 @@ nve_status_t nc_call_find(const nve_ext_table_t *t, int64_t n, const void *keys,
                           uint64_t *hit_mask, int64_t value_stride, void *values,
                           int64_t *value_sizes)
 {
+  int nulls = (hit_mask ? 0 : 1) | (values ? 0 : 2) | (value_sizes ? 0 : 4);
+  /* A crash log has the line before the call: the call may not return. */
+  int before = nc_call_log_crash();
+  if (before)
+    nc_call_log_find(t->self, n, keys, logged_key_size(t->self), value_stride, -1, nulls);
   nve_status_t s = find_in_context(t, n, keys, hit_mask, value_stride, values, value_sizes);
-  if (nc_call_log_on()) { /* after the call: how many rows it copied out */
+  if (!before && nc_call_log_on()) { /* after the call: how many rows it copied out */
     int key_size = logged_key_size(t->self);
     nc_call_log_find(t->self, n, keys, key_size, value_stride,
-                     s == NVE_SUCCESS && host_key_size(t->self) >= 0 ? hits_of(n, hit_mask) : -1);
+                     s == NVE_SUCCESS && host_key_size(t->self) >= 0 ? hits_of(n, hit_mask) : -1,
+                     nulls);
   }
   return s;
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "case_child.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "call_log.h"
 #include "callback.h"
 #include "config_io.h"
 #include "contain.h"
@@ -19,6 +21,7 @@
 #include "host_malloc.h"
 #include "pool.h"
 #include "quiet.h"
+#include "repro_out.h"
 #include "runner.h"
 #include "services.h"
 #include "trace.h"
@@ -84,6 +87,17 @@ static const nc_case_set *cases;
 
 void nc_engine_use_cases(const nc_case_set *set) { cases = set; }
 
+/* --repro: this process's table calls, for a reproducer should plugin
+ * code end it (nc_case_child_crash_repro). */
+static void start_crash_log(const nc_config *cfg, nc_rule rule)
+{
+  if (!cfg->repro || cfg->no_fork || !cfg->cache_dir[0] || !cases || !cases->crash_repro)
+    return;
+  char path[PATH_MAX + 32];
+  nc_repro_crash_log(cfg, rule, path, sizeof(path));
+  nc_call_log_crash_open(path); /* without it, the reproducer's note says there is no log */
+}
+
 void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
 {
   const nc_rule_def *def = &nc_rule_defs[rule];
@@ -96,6 +110,7 @@ void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
     nc_harness_error(&c, "the program handed the engine no case for %s", def->info.id);
     return;
   }
+  start_crash_log(cfg, rule);
   /* The runtime goes first, RTLD_GLOBAL: the plugin's libcudart
    * references then bind to it (the simulation included). */
   if (nc_cuda_open((nc_cuda_mode)cfg->cuda_mode, cfg->sim_devices, err, sizeof(err)) != 0) {
@@ -143,11 +158,31 @@ void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe)
   nc_case_child_send_counts();
 }
 
+void nc_case_child_crash_repro(const nc_config *cfg, nc_rule rule, const char *how)
+{
+  nc_case c = {cfg, rule, &nc_rule_defs[rule], NULL};
+  char err[1024];
+  running_rule = rule;
+  nc_violation_set_sink(stream_violation);
+  if (!cases || !cases->crash_repro) {
+    nc_harness_error(&c, "the program handed the engine no crash replay");
+    return;
+  }
+  /* The replays load the plugin in children, after the runtime the case
+   * had, as the case did; this process never runs plugin code. */
+  if (nc_cuda_open((nc_cuda_mode)cfg->cuda_mode, cfg->sim_devices, err, sizeof(err)) != 0) {
+    nc_harness_error(&c, "the CUDA runtime did not load: %s", err);
+    return;
+  }
+  cases->crash_repro(&c, how);
+  nc_evidence_flush();
+}
+
 int nc_case_process_main(int argc, char **argv)
 {
   nc_host_malloc_settings();
   if (argc < 3) {
-    fprintf(stderr, "usage: nve-conform-case - RULE [probe]\n"
+    fprintf(stderr, "usage: nve-conform-case - RULE [probe | crash HOW]\n"
                     "(started by nve-conform for each case; not meant to be run by hand)\n");
     return 2;
   }
@@ -175,7 +210,10 @@ int nc_case_process_main(int argc, char **argv)
     nc_harness_error(&c, "%s", why);
   else {
     close(NC_RUNNER_CONFIG_FD); /* read before any plugin code runs; nothing to reach now */
-    nc_case_child_run(&cfg, (nc_rule)rule, argc > 3 && strcmp(argv[3], "probe") == 0);
+    if (argc > 4 && strcmp(argv[3], "crash") == 0)
+      nc_case_child_crash_repro(&cfg, (nc_rule)rule, argv[4]);
+    else
+      nc_case_child_run(&cfg, (nc_rule)rule, argc > 3 && strcmp(argv[3], "probe") == 0);
   }
   nc_contain_kill_children(); /* nothing the plugin started outlives its case */
   nc_trace_record("END", 0, NULL);

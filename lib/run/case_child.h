@@ -12,7 +12,12 @@
  * probe). Records go to the trace channel, which must be started. */
 void nc_case_child_run(const nc_config *cfg, nc_rule rule, int probe);
 
-/* The case runner program: nve-conform-case CONFIG RULE [probe], started
+/* In place of rule's case, for one that plugin code ended as how says
+ * ("signal:N", "exit:N" or "hang"): the reproducer from its crash log
+ * (--repro; the case set's crash_repro). */
+void nc_case_child_crash_repro(const nc_config *cfg, nc_rule rule, const char *how);
+
+/* The case runner program: nve-conform-case CONFIG RULE [probe | crash HOW], started
  * by the engine with its channel and callback page on the descriptors
  * runner.h names. Returns the process's exit status. */
 int nc_case_process_main(int argc, char **argv);

@@ -32,6 +32,9 @@ typedef void (*nc_case_fn)(nc_case *c);
 typedef struct nc_case_set {
   nc_case_fn fns[NC_RULE_COUNT];
   nc_case_fn load_probe;
+  /* In place of the case (--repro), for one that plugin code ended: the
+   * reproducer from its calls (cases/kit/crash_repro.h). */
+  void (*crash_repro)(nc_case *c, const char *how);
 } nc_case_set;
 
 /* Hands the engine its cases (before nc_run_cases or a case process's

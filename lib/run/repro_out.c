@@ -103,3 +103,8 @@ int nc_repro_collect(const char *scratch, const char *secret, const char *dest, 
   closedir(d);
   return copied;
 }
+
+void nc_repro_crash_log(const nc_config *cfg, nc_rule rule, char *path, size_t len)
+{
+  snprintf(path, len, "%s/calls-%s.log", cfg->cache_dir, nc_rule_text(rule));
+}

@@ -9,6 +9,9 @@
 
 #include <stddef.h>
 
+#include "run_config.h"
+#include "rules.h"
+
 /* The last line of a sealed reproducer: this text, the seal in hex, and
  * the end of the comment it opens. */
 #define NC_REPRO_SEAL "/* nve-conform seal "
@@ -24,5 +27,9 @@ int nc_repro_sealed(const char *secret, const char *name, const char *text, size
  * when missing). Returns how many, or -1 with a message in err. */
 int nc_repro_collect(const char *scratch, const char *secret, const char *dest, char *err,
                      size_t errlen);
+
+/* Where rule's case process keeps its crash log (lib/host/call_log.h)
+ * under --repro: in the run's scratch directory. */
+void nc_repro_crash_log(const nc_config *cfg, nc_rule rule, char *path, size_t len);
 
 #endif

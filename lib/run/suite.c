@@ -335,6 +335,7 @@ nc_report *nc_run_cut_short(int status)
 typedef struct case_job {
   nc_rule rule;
   int probe;
+  const char *crash_how; /* the crash replay in place of the case (crash_repro) */
   size_t slot; /* the result's index in the report */
   int rc;      /* 0, or -1: the harness could not start it (err says why) */
   char err[600];
@@ -349,7 +350,8 @@ static void spawn_case_now(const run_state *rs, case_job *job)
   const nc_config *cfg = rs->cfg;
   if (!cfg->no_fork) {
     char *argv[] = {(char *)rs->runner, "-", (char *)nc_rule_text(job->rule),
-                    job->probe ? "probe" : NULL, NULL};
+                    job->probe ? "probe" : job->crash_how ? "crash" : NULL,
+                    (char *)job->crash_how, NULL};
     /* Under --sanitize: the tool's command line around the runner's, and
      * the environment it needs. */
     char *tool_argv[16], *env[3], argbuf[PATH_MAX + 64], envbuf[2 * PATH_MAX + 256];
@@ -379,6 +381,82 @@ static void spawn_case_now(const run_state *rs, case_job *job)
     nc_runner_reap_orphans();
 }
 
+/* How plugin code ended a case's process, as the crash replay takes it
+ * ("signal:N", "exit:N", "hang"); 0, or -1 for an end it cannot replay. */
+static int crash_how(const nc_child_result *cr, char *how, size_t len)
+{
+  if (cr->ended || cr->flooded || strncmp(cr->phase, "table ", 6) != 0)
+    return -1; /* only the table calls are in the crash log */
+  if (cr->timed_out)
+    snprintf(how, len, "hang");
+  else if (cr->signo)
+    snprintf(how, len, "signal:%d", cr->signo);
+  else if (cr->exit_code >= 0 && cr->exit_code != NC_CHILD_EXIT_CHANNEL_LOST)
+    snprintf(how, len, "exit:%d", cr->exit_code);
+  else
+    return -1;
+  return 0;
+}
+
+/* --repro, for a case plugin code ended inside a table call: the process
+ * that replays its calls and writes the reproducer
+ * (cases/kit/crash_repro.h), whose notes join the case's evidence. */
+static void crash_repro(const run_state *rs, const case_job *job, nc_result *res)
+{
+  const nc_config *cfg = rs->cfg;
+  char how[32];
+  if (!cfg->repro || cfg->no_fork || cfg->sanitize || job->probe || job->cr.ended ||
+      (res->verdict != NC_VERDICT_FAIL && res->verdict != NC_VERDICT_WARN))
+    return;
+  if (crash_how(&job->cr, how, sizeof(how)) != 0) {
+    char *where = nc_sanitized(job->cr.phase[0] ? job->cr.phase : "in no callback");
+    char *none = nc_strdupf("none: plugin code ended the process outside a table call (%s), "
+                            "and only table calls are logged", where);
+    nc_result_add_evidence(res, NC_LEVEL_NOTE, "C reproducer",
+                           "a program that fails while the defect persists", none);
+    free(none);
+    free(where);
+    return;
+  }
+  case_job replay;
+  memset(&replay, 0, sizeof(replay));
+  replay.rule = job->rule;
+  replay.crash_how = how;
+  spawn_case_now(rs, &replay);
+  const nc_child_result *cr = &replay.cr;
+  for (size_t i = 0; replay.rc == 0 && i < cr->nrecords; i++) {
+    const nc_record *rec = &cr->records[i];
+    if (strcmp(rec->tag, "CHECK") != 0 || rec->nfields < 4)
+      continue;
+    int error = strcmp(rec->fields[0], NC_LEVEL_ERROR) == 0;
+    char *call = nc_sanitized(error ? "C reproducer" : rec->fields[1]);
+    char *observed = nc_sanitized(rec->fields[3]);
+    if (error) {
+      char *none = nc_strdupf("none: the replay of the case's calls could not run: %s",
+                              observed);
+      free(observed);
+      observed = none;
+    }
+    nc_result_add_evidence(res, NC_LEVEL_NOTE, call, error ? "a program that fails while the "
+                           "defect persists" : rec->fields[2], observed);
+    free(call);
+    free(observed);
+  }
+  if (replay.rc != 0 || !cr->ended) {
+    char end[sizeof(replay.err)];
+    if (replay.rc != 0)
+      snprintf(end, sizeof(end), "%s", replay.err);
+    else
+      nc_child_describe_end(cr, cfg->timeout_s, end, sizeof(end));
+    char *none = nc_strdupf("none: the process replaying the case's calls did not finish: %s",
+                            end);
+    nc_result_add_evidence(res, NC_LEVEL_NOTE, "C reproducer",
+                           "a program that fails while the defect persists", none);
+    free(none);
+  }
+  nc_child_result_free(&replay.cr);
+}
+
 /* The verdict from what the case process reported; in rule order, on the
  * main thread (observations are folded in the order -j1 sees them). */
 static int finish_case(run_state *rs, case_job *job, nc_result *res)
@@ -403,6 +481,7 @@ static int finish_case(run_state *rs, case_job *job, nc_result *res)
   res->seconds = cr->seconds;
   if (cr->output && cr->output[0] && res->verdict != NC_VERDICT_PASS)
     res->output = nc_sanitized(cr->output);
+  crash_repro(rs, job, res);
   return 0;
 }
 

@@ -50,6 +50,20 @@ void nc_strbuf_puts(nc_strbuf *b, const char *s)
   b->len += n;
 }
 
+void nc_strbuf_put_c(nc_strbuf *b, const char *text)
+{
+  nc_strbuf_puts(b, "\"");
+  for (const unsigned char *p = (const unsigned char *)text; p && *p; p++) {
+    if (*p == '"' || *p == '\\')
+      nc_strbuf_printf(b, "\\%c", *p);
+    else if (*p < 0x20 || *p >= 0x7f)
+      nc_strbuf_printf(b, "\\%03o", *p);
+    else
+      nc_strbuf_printf(b, "%c", *p);
+  }
+  nc_strbuf_puts(b, "\"");
+}
+
 void nc_strbuf_put_xml(nc_strbuf *b, const char *s)
 {
   for (; s && *s; s++) {

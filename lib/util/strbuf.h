@@ -17,6 +17,9 @@ void nc_strbuf_puts(nc_strbuf *b, const char *s);
 /* Appends s with XML's five special characters escaped and control
  * characters other than tab and newline dropped. */
 void nc_strbuf_put_xml(nc_strbuf *b, const char *s);
+/* Appends text as a C string literal (quotes, backslashes and bytes
+ * outside printable ASCII escaped). */
+void nc_strbuf_put_c(nc_strbuf *b, const char *text);
 void nc_strbuf_free(nc_strbuf *b);
 
 #endif

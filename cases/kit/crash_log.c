@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Reading a crash log back (crash_log.h). */
+#define _GNU_SOURCE
+#include "crash_log.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nc_crash_log_free(crash_log *l)
+{
+  free(l->calls);
+  free(l->data);
+  free(l->factories);
+  free(l->tables);
+  memset(l, 0, sizeof(*l));
+}
+
+/* The number of handle among *list (the latest one made with it), a new
+ * one when fresh is set; -1 when unknown or out of memory. */
+static int number_of(uint64_t **list, int *count, uint64_t handle, int fresh)
+{
+  if (!fresh) {
+    for (int i = *count - 1; i >= 0; i--)
+      if ((*list)[i] == handle)
+        return i;
+    return -1;
+  }
+  uint64_t *more = realloc(*list, (size_t)(*count + 1) * sizeof(**list));
+  if (!more)
+    return -1;
+  *list = more;
+  more[*count] = handle;
+  return (*count)++;
+}
+
+static int op_of(const char *name)
+{
+  static const char *const names[CR_OPS] = {
+      "create", "destroy_factory", "produce", "destroy", "find", "insert", "update",
+      "update_accumulate", "erase", "clear", "reset_lookup_counter", "get_lookup_counter"};
+  for (int i = 0; i < CR_OPS; i++)
+    if (strcmp(name, names[i]) == 0)
+      return i;
+  return -1;
+}
+
+static long long field(const char *line, const char *name, long long none)
+{
+  const char *p = strstr(line, name);
+  return p ? strtoll(p + strlen(name), NULL, 10) : none;
+}
+
+/* One line of the log into a call; 0, 1 to skip it, -1 when it cannot be
+ * used (out of memory, a config or keys outside the data). */
+static int parse_line(crash_log *l, const char *line, struct crash_call *c)
+{
+  char name[32];
+  long long n, stride, size;
+  int dtype;
+  if (sscanf(line, "%31s n=%lld stride=%lld size=%lld dtype=%d", name, &n, &stride, &size,
+             &dtype) != 5 || (c->op = op_of(name)) < 0)
+    return 1;
+  const char *t = strstr(line, " t=");
+  uint64_t handle = t ? strtoull(t + 3, NULL, 16) : 0;
+  c->n = n;
+  c->stride = stride;
+  c->size = size;
+  c->dtype = dtype;
+  c->nulls = (int)field(line, " nulls=", 0);
+  c->key_size = (int)field(line, " ks=", 0);
+  c->at = field(line, " keys=", -1);
+  c->len = c->at >= 0 && n >= 0 && n <= (long long)l->data_len ? n * c->key_size : -1;
+  if (c->at < 0)
+    c->len = 0;
+  const char *config = strstr(line, " config=");
+  if (config) {
+    c->at = -1;
+    c->len = 0;
+    long long at, len;
+    if (sscanf(config + 8, "%lld:%lld", &at, &len) == 2) {
+      c->at = at;
+      c->len = len;
+    }
+  }
+  if (c->at >= 0 && (c->len < 0 || (size_t)c->at > l->data_len ||
+                     (size_t)c->len > l->data_len - (size_t)c->at))
+    return -1;
+  if (c->op == CR_CREATE)
+    c->handle = number_of(&l->factories, &l->nfactories, handle, 1);
+  else if (c->op == CR_DROP_FACTORY)
+    c->handle = number_of(&l->factories, &l->nfactories, handle, 0);
+  else if (c->op == CR_PRODUCE)
+    c->handle = number_of(&l->tables, &l->ntables, handle, 1);
+  else
+    c->handle = number_of(&l->tables, &l->ntables, handle, 0);
+  if (c->handle < 0)
+    return c->op == CR_CREATE || c->op == CR_PRODUCE ? -1 : 1;
+  if (c->op >= CR_FIND && c->n > 0 && c->op != CR_CLEAR && c->op < CR_RESET_COUNTER &&
+      c->at < 0)
+    l->keyless = 1;
+  return 0;
+}
+
+static unsigned char *read_whole(const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  unsigned char *buf = NULL;
+  *len = 0;
+  if (!f)
+    return NULL;
+  size_t cap = 0;
+  for (;;) {
+    if (*len + 65536 > cap) {
+      unsigned char *more = realloc(buf, cap = *len + (1u << 20));
+      if (!more)
+        break;
+      buf = more;
+    }
+    size_t got = fread(buf + *len, 1, cap - *len, f);
+    *len += got;
+    if (got == 0) {
+      fclose(f);
+      return buf ? buf : malloc(1);
+    }
+  }
+  fclose(f);
+  free(buf);
+  return NULL;
+}
+
+int nc_crash_log_parse(crash_log *l, char *text)
+{
+  for (char *line = text, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next)
+      *next++ = '\0';
+    if (l->n == l->cap) {
+      size_t cap = l->cap ? 2 * l->cap : 256;
+      struct crash_call *more = realloc(l->calls, cap * sizeof(*more));
+      if (!more)
+        return -1;
+      l->calls = more;
+      l->cap = cap;
+    }
+    int got = parse_line(l, line, &l->calls[l->n]);
+    if (got < 0)
+      return -1;
+    if (got == 0)
+      l->n++;
+  }
+  return 0;
+}
+
+int nc_crash_log_read(const char *path, crash_log *l, const char **why)
+{
+  char keys_path[PATH_MAX + 64];
+  snprintf(keys_path, sizeof(keys_path), "%s.keys", path);
+  size_t text_len;
+  unsigned char *text = read_whole(path, &text_len);
+  l->data = read_whole(keys_path, &l->data_len);
+  unsigned char *whole = text ? realloc(text, text_len + 1) : NULL;
+  if (!whole || !l->data) {
+    free(whole ? whole : text);
+    *why = "the case left no log of its calls";
+    return -1;
+  }
+  whole[text_len] = '\0';
+  int rc = nc_crash_log_parse(l, (char *)whole);
+  free(whole);
+  if (rc != 0)
+    *why = "its log of calls could not be read (out of memory, or lines that do not fit it)";
+  return rc;
+}

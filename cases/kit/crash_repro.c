@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The reproducer of a case that plugin code ended (crash_repro.h). */
+#define _GNU_SOURCE
+#include "crash_repro.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crash_log.h"
+#include "explore_shrink.h"
+#include "repro_out.h"
+#include "runner.h"
+#include "strbuf.h"
+#include "trace.h"
+
+/* The replay's child writes nothing on the case's channel: what plugin
+ * code does there (an exit's handlers) is not this process's. */
+static void leave_channel(void)
+{
+  int fd = nc_trace_fd();
+  nc_trace_start(-1, NULL);
+  if (fd >= 0)
+    close(fd);
+}
+#define CRASH_CHILD_HOOK leave_channel
+#define CRASH_LIBRARY
+#include "crash_runtime.c"
+
+static const char runtime[] =
+#include "crash_runtime.h" /* made from crash_runtime.c (Makefile.am) */
+    ;
+
+/* Replays at most, and the bytes of keys a reproducer holds at most. */
+#define REPLAYS_MAX 150
+#define DATA_MAX (4u << 20)
+/* Calls listed in the report. */
+#define SHOWN_CALLS 8
+
+/* How the case ended, from the runner's word. */
+static int parse_how(const char *how, struct crash_end *e)
+{
+  e->at = -1;
+  e->code = 0;
+  if (strcmp(how, "hang") == 0)
+    e->how = CR_HANG;
+  else if (sscanf(how, "signal:%d", &e->code) == 1)
+    e->how = CR_SIGNAL;
+  else if (sscanf(how, "exit:%d", &e->code) == 1)
+    e->how = CR_EXIT;
+  else
+    return -1;
+  return 0;
+}
+
+typedef struct shrinker {
+  nc_case *c;
+  crash_log *l;
+  struct crash_call *kept, *trial;
+  size_t len;
+  struct crash_end want;
+  int replays;
+  double deadline;
+} shrinker;
+
+static double replay_timeout(const nc_case *c) { return c->cfg->timeout_s > 0 ? c->cfg->timeout_s : 5; }
+
+/* Replays calls[0..n) in a child of this process. */
+static void replay(shrinker *s, const struct crash_call *calls, size_t n, struct crash_end *e)
+{
+  nc_trace_beat(replay_timeout(s->c) + 10); /* a hang takes that long to show */
+  s->replays++;
+  cr_run(s->c->cfg->plugin_path, calls, n, s->l->data, replay_timeout(s->c), e);
+}
+
+static int ended_alike(const shrinker *s, const struct crash_end *e)
+{
+  return e->how == s->want.how && e->code == s->want.code && e->at >= 0;
+}
+
+/* 1 when calls[0..n) die as wanted, in the last one. */
+static int dies_alike(shrinker *s, const struct crash_call *calls, size_t n, struct crash_end *e)
+{
+  replay(s, calls, n, e);
+  return ended_alike(s, e) && e->at == (int64_t)n - 1;
+}
+
+static int more_replays(void *ctx)
+{
+  shrinker *s = ctx;
+  return s->replays < REPLAYS_MAX && nc_now() < s->deadline;
+}
+
+static int calls_without(void *ctx, size_t start, size_t end)
+{
+  shrinker *s = ctx;
+  size_t n = nc_x_copy_without(s->trial, s->kept, s->len, sizeof(*s->kept), start, end);
+  struct crash_end e;
+  if (!dies_alike(s, s->trial, n, &e))
+    return 0;
+  memcpy(s->kept, s->trial, n * sizeof(*s->kept));
+  s->len = n;
+  return 1;
+}
+
+static const char *op_name(int op) { return op >= 0 && op < CR_OPS ? crash_op_names[op] : "?"; }
+
+static void emit_calls(nc_strbuf *b, const struct crash_call *calls, size_t n)
+{
+  static const char *const ids[CR_OPS] = {
+      "CR_CREATE", "CR_DROP_FACTORY", "CR_PRODUCE", "CR_DESTROY", "CR_FIND", "CR_INSERT",
+      "CR_UPDATE", "CR_ACCUMULATE", "CR_ERASE", "CR_CLEAR", "CR_RESET_COUNTER",
+      "CR_GET_COUNTER"};
+  nc_strbuf_puts(b, "static const struct crash_call crash_calls[] = {\n");
+  for (size_t i = 0; i < n; i++) {
+    const struct crash_call *c = &calls[i];
+    nc_strbuf_printf(b, "    {%s, %d, %d, %d, %d, %lld, %lld, %lld, %lld, %lld},\n", ids[c->op],
+                     c->handle, c->key_size, c->nulls, c->dtype, (long long)c->n,
+                     (long long)c->stride, (long long)c->size, (long long)c->at,
+                     (long long)c->len);
+  }
+  nc_strbuf_printf(b, "};\nstatic const size_t crash_ncalls = %zu;\n", n);
+}
+
+/* The calls with their data moved into one compact block (*data). */
+static struct crash_call *compact(const crash_log *l, const struct crash_call *calls, size_t n,
+                                  unsigned char **data, size_t *len)
+{
+  struct crash_call *out = malloc((n ? n : 1) * sizeof(*out));
+  *len = 0;
+  for (size_t i = 0; i < n; i++)
+    *len += calls[i].at >= 0 ? (size_t)calls[i].len : 0;
+  *data = malloc(*len ? *len : 1);
+  if (!out || !*data) {
+    free(out);
+    free(*data);
+    *data = NULL;
+    return NULL;
+  }
+  size_t at = 0;
+  for (size_t i = 0; i < n; i++) {
+    out[i] = calls[i];
+    if (calls[i].at < 0)
+      continue;
+    memcpy(*data + at, l->data + calls[i].at, (size_t)calls[i].len);
+    out[i].at = (int64_t)at;
+    at += (size_t)calls[i].len;
+  }
+  return out;
+}
+
+/* Writes the reproducer; its name, or "" when it could not be. */
+static void write_repro(nc_case *c, const crash_log *l, const struct crash_call *calls, size_t n,
+                        const char *seen, char *name, size_t namelen)
+{
+  unsigned char *data;
+  size_t len;
+  struct crash_call *out = compact(l, calls, n, &data, &len);
+  name[0] = '\0';
+  if (!out || len > DATA_MAX) {
+    free(out);
+    free(data);
+    return;
+  }
+  const char *mark = strstr(runtime, "/* @DATA@ */");
+  nc_strbuf b = {0};
+  nc_strbuf_printf(&b, "/* The reproducer of %s's crash (nve-conform, seed %llu). */\n",
+                   nc_rule_text(c->rule), (unsigned long long)c->cfg->seed);
+  nc_strbuf_printf(&b, "%.*s", (int)(mark - runtime), runtime);
+  nc_strbuf_puts(&b, "static const char *const crash_plugin_default = ");
+  nc_strbuf_put_c(&b, c->cfg->plugin_path);
+  nc_strbuf_puts(&b, ";\nstatic const char *const crash_seen = ");
+  nc_strbuf_put_c(&b, seen);
+  nc_strbuf_printf(&b, ";\nstatic const double crash_timeout_s = %g;\n", replay_timeout(c));
+  emit_calls(&b, out, n);
+  nc_strbuf_puts(&b, "static const unsigned char crash_data[] = {");
+  for (size_t i = 0; i < len; i++)
+    nc_strbuf_printf(&b, "%s%u,", i % 24 ? "" : "\n    ", data[i]);
+  nc_strbuf_printf(&b, "%s\n};\n", len ? "" : "0");
+  nc_strbuf_puts(&b, mark + strlen("/* @DATA@ */"));
+  snprintf(name, namelen, "repro-%s.c", nc_rule_text(c->rule));
+  if (b.failed || !b.data ||
+      nc_repro_save(c->cfg->cache_dir, c->cfg->cache_secret, name, b.data, b.len) != 0)
+    name[0] = '\0';
+  nc_strbuf_free(&b);
+  free(out);
+  free(data);
+}
+
+static void note_calls(nc_case *c, const struct crash_call *calls, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    const struct crash_call *k = &calls[i];
+    if (i >= SHOWN_CALLS && i + 1 < n) {
+      if (i == SHOWN_CALLS)
+        nc_note(c, "shortest crashing calls", "its calls, in order", "... %zu more calls ...",
+                n - SHOWN_CALLS - 1);
+      continue;
+    }
+    char shape[160] = "";
+    if (k->op >= CR_FIND && k->op <= CR_ERASE)
+      snprintf(shape, sizeof(shape), " (n=%lld, stride %lld, size %lld%s%s%s)",
+               (long long)k->n, (long long)k->stride, (long long)k->size,
+               k->nulls & CR_NULL_MASK ? ", NULL hit_mask" : "",
+               k->nulls & CR_NULL_VALUES ? ", NULL values" : "",
+               k->nulls & CR_NULL_SIZES ? ", NULL value_sizes" : "");
+    nc_note(c, "shortest crashing calls", "its calls, in order", "%zu/%zu: %s%s on %s %d", i + 1,
+            n, op_name(k->op), shape,
+            k->op == CR_CREATE || k->op == CR_DROP_FACTORY ? "factory" : "table", k->handle + 1);
+  }
+}
+
+static void none(nc_case *c, const char *why)
+{
+  nc_note(c, "C reproducer", "a program that fails while the defect persists", "none: %s", why);
+}
+
+void nc_crash_repro(nc_case *c, const char *how)
+{
+  char path[PATH_MAX];
+  crash_log l = {0};
+  const char *why = NULL;
+  shrinker s = {c, &l, NULL, NULL, 0, {0, 0, -1}, 0, nc_now() + 60};
+  if (parse_how(how, &s.want) != 0) {
+    nc_harness_error(c, "the crash replay was started with '%s'", how);
+    return;
+  }
+  nc_repro_crash_log(c->cfg, c->rule, path, sizeof(path));
+  if (nc_crash_log_read(path, &l, &why) != 0) {
+    none(c, why);
+    nc_crash_log_free(&l);
+    return;
+  }
+  if (l.keyless) {
+    none(c, "the case's calls were on a DEVICE table, whose keys the log does not hold");
+    nc_crash_log_free(&l);
+    return;
+  }
+  char seen[300], got[300];
+  if (s.want.how == CR_SIGNAL)
+    snprintf(seen, sizeof(seen), "a crash with signal %d (%s)", s.want.code,
+             strsignal(s.want.code));
+  else if (s.want.how == CR_EXIT)
+    snprintf(seen, sizeof(seen), "an exit with status %d from plugin code", s.want.code);
+  else
+    snprintf(seen, sizeof(seen), "a call that did not return");
+  struct crash_end e;
+  replay(&s, l.calls, l.n, &e);
+  cr_describe(&e, l.calls, l.n, got, sizeof(got));
+  if (!ended_alike(&s, &e)) {
+    char text[1200];
+    snprintf(text, sizeof(text), "replayed alone with the least host the contract allows, the "
+             "%zu table calls the case made did not end as the case did (%s; the case: %s): "
+             "the end needs what the case did around them (its services, threads, rows, or a "
+             "call the log does not hold)", l.n, got, seen);
+    none(c, text);
+    nc_crash_log_free(&l);
+    return;
+  }
+  size_t from = (size_t)e.at + 1;
+  s.kept = malloc(from * sizeof(*s.kept));
+  s.trial = malloc(from * sizeof(*s.trial));
+  if (!s.kept || !s.trial) {
+    free(s.kept);
+    free(s.trial);
+    nc_harness_error(c, "out of memory shrinking %zu calls", from);
+    nc_crash_log_free(&l);
+    return;
+  }
+  memcpy(s.kept, l.calls, from * sizeof(*s.kept));
+  s.len = from;
+  nc_x_drop_chunks(&s.len, 1, more_replays, calls_without, &s);
+  char name[64];
+  write_repro(c, &l, s.kept, s.len, seen, name, sizeof(name));
+  if (name[0])
+    nc_note(c, "C reproducer", "a program that fails while the defect persists",
+            "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out [plugin.so] "
+            "exits 1 while its %zu table calls still end as the case did (cut from %zu in %d "
+            "replays in processes of their own%s, each ending in %s), 0 once they all return",
+            name, name, s.len, from, s.replays,
+            more_replays(&s) ? "" : ", stopped by their bound: perhaps more than needed", seen);
+  else
+    none(c, "the program could not be written (more keys than a reproducer holds, or no room "
+            "in the run's scratch directory)");
+  note_calls(c, s.kept, s.len);
+  free(s.kept);
+  free(s.trial);
+  nc_crash_log_free(&l);
+}
