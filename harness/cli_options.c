@@ -129,7 +129,8 @@ const nc_cli_env nc_cli_environment[] = {
      "program loads the simulated runtime."},
     {"NVE_CONFORM_CALL_LOG",
      "A file every case appends one line per table call to, the calls' keys in a folder beside "
-     "it (`FILE.keys/`); `make bench-suite` and `make mutation-score` replay them."},
+     "it (`FILE.keys/`); `make bench-suite` and `make mutation-score` replay them. Not written "
+     "under --repro, whose own log of each case's calls takes its place."},
     {"TMPDIR", "Where runs keep their scratch files (default `/tmp`)."},
     {"PATH", "Where --sanitize valgrind finds valgrind."},
     {"NO_COLOR", "No colour in the text report under --color auto."},

@@ -54,11 +54,41 @@ static long long field(const char *line, const char *name, long long none)
 
 /* One line of the log into a call; 0, 1 to skip it, -1 when it cannot be
  * used (out of memory, a config or keys outside the data). */
+static int takes_keys(int op) { return op >= CR_FIND && op <= CR_ERASE && op != CR_CLEAR; }
+
+/* Where a call's keys or config text lie in the data: 0, or -1 outside it
+ * (a log plugin code may have written to). */
+static int place(crash_log *l, const char *line, struct crash_call *c)
+{
+  long long at = -1, len = 0;
+  const char *config = strstr(line, " config=");
+  if (c->op == CR_CREATE || c->op == CR_PRODUCE) {
+    if (config && sscanf(config + 8, "%lld:%lld", &at, &len) != 2)
+      at = -1, len = 0; /* config=-: a NULL config */
+  } else if (takes_keys(c->op) && (at = field(line, " keys=", -1)) >= 0) {
+    if ((c->key_size != 4 && c->key_size != 8) || c->n < 0 ||
+        c->n > (int64_t)l->data_len / c->key_size)
+      return -1;
+    len = c->n * c->key_size;
+  } else if (takes_keys(c->op) && c->n > 0) {
+    l->keyless = 1; /* a DEVICE table's, or one of a key size not known */
+  }
+  if (at >= 0 && (len < 0 || (size_t)at > l->data_len || (size_t)len > l->data_len - (size_t)at))
+    return -1;
+  c->at = at;
+  c->len = at >= 0 ? len : 0;
+  return 0;
+}
+
+/* One line of the log into a call; 0, 1 to skip it, -1 when it cannot be
+ * used (out of memory, keys or a config outside the data). */
 static int parse_line(crash_log *l, const char *line, struct crash_call *c)
 {
   char name[32];
   long long n, stride, size;
   int dtype;
+  if (strcmp(line, "cut") == 0)
+    l->cut = 1;
   if (sscanf(line, "%31s n=%lld stride=%lld size=%lld dtype=%d", name, &n, &stride, &size,
              &dtype) != 5 || (c->op = op_of(name)) < 0)
     return 1;
@@ -68,24 +98,9 @@ static int parse_line(crash_log *l, const char *line, struct crash_call *c)
   c->stride = stride;
   c->size = size;
   c->dtype = dtype;
-  c->nulls = (int)field(line, " nulls=", 0);
+  c->nulls = (int)field(line, " nulls=", 0) & (CR_NULL_MASK | CR_NULL_VALUES | CR_NULL_SIZES);
   c->key_size = (int)field(line, " ks=", 0);
-  c->at = field(line, " keys=", -1);
-  c->len = c->at >= 0 && n >= 0 && n <= (long long)l->data_len ? n * c->key_size : -1;
-  if (c->at < 0)
-    c->len = 0;
-  const char *config = strstr(line, " config=");
-  if (config) {
-    c->at = -1;
-    c->len = 0;
-    long long at, len;
-    if (sscanf(config + 8, "%lld:%lld", &at, &len) == 2) {
-      c->at = at;
-      c->len = len;
-    }
-  }
-  if (c->at >= 0 && (c->len < 0 || (size_t)c->at > l->data_len ||
-                     (size_t)c->len > l->data_len - (size_t)c->at))
+  if (place(l, line, c) != 0)
     return -1;
   if (c->op == CR_CREATE)
     c->handle = number_of(&l->factories, &l->nfactories, handle, 1);
@@ -97,9 +112,6 @@ static int parse_line(crash_log *l, const char *line, struct crash_call *c)
     c->handle = number_of(&l->tables, &l->ntables, handle, 0);
   if (c->handle < 0)
     return c->op == CR_CREATE || c->op == CR_PRODUCE ? -1 : 1;
-  if (c->op >= CR_FIND && c->n > 0 && c->op != CR_CLEAR && c->op < CR_RESET_COUNTER &&
-      c->at < 0)
-    l->keyless = 1;
   return 0;
 }
 

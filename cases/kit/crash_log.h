@@ -22,6 +22,7 @@ typedef struct crash_log {
   uint64_t *factories, *tables; /* the handles behind each number */
   int nfactories, ntables;
   int keyless; /* a call whose keys the log could not hold (a DEVICE table's) */
+  int cut;     /* the log reached its bound: its last call is not the process's */
 } crash_log;
 
 /* Adds the calls of text (the log's lines, changed in place) to l, whose

@@ -25,7 +25,18 @@ static void leave_channel(void)
   if (fd >= 0)
     close(fd);
 }
+/* While a replay runs: the case's timeout counts from the last beat. */
+static void keep_alive(void)
+{
+  static double last;
+  double now = nc_now();
+  if (now - last > 0.5) {
+    nc_trace_beat(0);
+    last = now;
+  }
+}
 #define CRASH_CHILD_HOOK leave_channel
+#define CRASH_WAIT_HOOK keep_alive
 #define CRASH_LIBRARY
 #include "crash_runtime.c"
 
@@ -65,26 +76,21 @@ typedef struct shrinker {
   double deadline;
 } shrinker;
 
-static double replay_timeout(const nc_case *c) { return c->cfg->timeout_s > 0 ? c->cfg->timeout_s : 5; }
+/* The reproducer waits the case's timeout for a call; the replays here
+ * wait less (HANG_AFTER_S at most): a call of the case's that hangs hangs
+ * in every replay that ends in it, and a slow call elsewhere only makes a
+ * replay fail to end alike. */
+#define HANG_AFTER_S 2.0
+static double case_timeout(const nc_case *c) { return c->cfg->timeout_s > 0 ? c->cfg->timeout_s : 5; }
 
-/* Replays calls[0..n) in a child of this process. */
-static void replay(shrinker *s, const struct crash_call *calls, size_t n, struct crash_end *e)
-{
-  nc_trace_beat(replay_timeout(s->c) + 10); /* a hang takes that long to show */
-  s->replays++;
-  cr_run(s->c->cfg->plugin_path, calls, n, s->l->data, replay_timeout(s->c), e);
-}
-
-static int ended_alike(const shrinker *s, const struct crash_end *e)
-{
-  return e->how == s->want.how && e->code == s->want.code && e->at >= 0;
-}
-
-/* 1 when calls[0..n) die as wanted, in the last one. */
+/* 1 when calls[0..n) in a child of this process end as wanted, in the
+ * last call. */
 static int dies_alike(shrinker *s, const struct crash_call *calls, size_t n, struct crash_end *e)
 {
-  replay(s, calls, n, e);
-  return ended_alike(s, e) && e->at == (int64_t)n - 1;
+  double t = case_timeout(s->c);
+  s->replays++;
+  cr_run(s->c->cfg->plugin_path, calls, n, s->l->data, t < HANG_AFTER_S ? t : HANG_AFTER_S, e);
+  return e->how == s->want.how && e->code == s->want.code && e->at == (int64_t)n - 1;
 }
 
 static int more_replays(void *ctx)
@@ -153,7 +159,8 @@ static struct crash_call *compact(const crash_log *l, const struct crash_call *c
 
 /* Writes the reproducer; its name, or "" when it could not be. */
 static void write_repro(nc_case *c, const crash_log *l, const struct crash_call *calls, size_t n,
-                        const char *seen, char *name, size_t namelen)
+                        const struct crash_end *want, const char *seen, char *name,
+                        size_t namelen)
 {
   unsigned char *data;
   size_t len;
@@ -173,14 +180,19 @@ static void write_repro(nc_case *c, const crash_log *l, const struct crash_call 
   nc_strbuf_put_c(&b, c->cfg->plugin_path);
   nc_strbuf_puts(&b, ";\nstatic const char *const crash_seen = ");
   nc_strbuf_put_c(&b, seen);
-  nc_strbuf_printf(&b, ";\nstatic const double crash_timeout_s = %g;\n", replay_timeout(c));
+  static const char *const hows[] = {"CR_RETURNED", "CR_SIGNAL", "CR_EXIT", "CR_HANG"};
+  nc_strbuf_printf(&b, ";\nstatic const double crash_timeout_s = %g;\n", case_timeout(c));
+  nc_strbuf_printf(&b, "static const struct crash_end crash_want = {%s, %d, -1};\n",
+                   hows[want->how], want->code);
   emit_calls(&b, out, n);
   nc_strbuf_puts(&b, "static const unsigned char crash_data[] = {");
   for (size_t i = 0; i < len; i++)
     nc_strbuf_printf(&b, "%s%u,", i % 24 ? "" : "\n    ", data[i]);
   nc_strbuf_printf(&b, "%s\n};\n", len ? "" : "0");
   nc_strbuf_puts(&b, mark + strlen("/* @DATA@ */"));
-  snprintf(name, namelen, "repro-%s.c", nc_rule_text(c->rule));
+  /* Not repro-RULE.c: the case may have written that for a failure its
+   * explorer found before the process ended. */
+  snprintf(name, namelen, "repro-%s-crash.c", nc_rule_text(c->rule));
   if (b.failed || !b.data ||
       nc_repro_save(c->cfg->cache_dir, c->cfg->cache_secret, name, b.data, b.len) != 0)
     name[0] = '\0';
@@ -217,9 +229,62 @@ static void none(nc_case *c, const char *why)
   nc_note(c, "C reproducer", "a program that fails while the defect persists", "none: %s", why);
 }
 
+static void describe_want(const struct crash_end *want, char *out, size_t len)
+{
+  if (want->how == CR_SIGNAL)
+    snprintf(out, len, "a crash with signal %d (%s)", want->code, strsignal(want->code));
+  else if (want->how == CR_EXIT)
+    snprintf(out, len, "an exit with status %d from plugin code", want->code);
+  else
+    snprintf(out, len, "a call that did not return");
+}
+
+/* The last call with the factory and table it needs, alone: most ends
+ * need no more, and one replay shows it (a hang's take a timeout each).
+ * 1 when they end alike (s->kept holds them). */
+static int alone_ends_alike(shrinker *s)
+{
+  const crash_log *l = s->l;
+  const struct crash_call *last = &l->calls[l->n - 1];
+  size_t produce = l->n, create = l->n;
+  for (size_t i = l->n - 1; i-- > 0 && produce == l->n;)
+    if (l->calls[i].op == CR_PRODUCE && l->calls[i].handle == last->handle)
+      produce = i;
+  for (size_t i = produce; i-- > 0 && create == l->n && produce < l->n;)
+    if (l->calls[i].op == CR_CREATE)
+      create = i;
+  if (create == l->n || last->op < CR_DESTROY)
+    return 0;
+  struct crash_call trial[3] = {l->calls[create], l->calls[produce], *last};
+  struct crash_end e;
+  if (!dies_alike(s, trial, 3, &e))
+    return 0;
+  memcpy(s->kept, trial, sizeof(trial));
+  s->len = 3;
+  return 1;
+}
+
+/* The calls of the log the end needs, in s->kept (s->len of them); -1
+ * when the whole log does not end alike (got says how it ended). */
+static int shortest(shrinker *s, char *got, size_t len)
+{
+  const crash_log *l = s->l;
+  if (alone_ends_alike(s))
+    return 0;
+  struct crash_end e;
+  if (!dies_alike(s, l->calls, l->n, &e)) {
+    cr_describe(&e, l->calls, l->n, got, len);
+    return -1;
+  }
+  memcpy(s->kept, l->calls, l->n * sizeof(*s->kept));
+  s->len = l->n;
+  nc_x_drop_chunks(&s->len, 1, more_replays, calls_without, s);
+  return 0;
+}
+
 void nc_crash_repro(nc_case *c, const char *how)
 {
-  char path[PATH_MAX];
+  char path[PATH_MAX], seen[300], got[300], name[64];
   crash_log l = {0};
   const char *why = NULL;
   shrinker s = {c, &l, NULL, NULL, 0, {0, 0, -1}, 0, nc_now() + 60};
@@ -227,64 +292,44 @@ void nc_crash_repro(nc_case *c, const char *how)
     nc_harness_error(c, "the crash replay was started with '%s'", how);
     return;
   }
+  describe_want(&s.want, seen, sizeof(seen));
   nc_repro_crash_log(c->cfg, c->rule, path, sizeof(path));
-  if (nc_crash_log_read(path, &l, &why) != 0) {
-    none(c, why);
+  if (nc_crash_log_read(path, &l, &why) != 0 || !l.n || l.cut || l.keyless) {
+    none(c, why ? why
+         : !l.n ? "the case's process ended before its first table call"
+         : l.cut ? "the log of the case's calls reached its bound (256 MiB of keys) before "
+                   "the call the process ended in"
+                 : "the log does not hold the keys of some of the case's calls (a DEVICE "
+                   "table's, or a table of a key size it did not know)");
     nc_crash_log_free(&l);
     return;
   }
-  if (l.keyless) {
-    none(c, "the case's calls were on a DEVICE table, whose keys the log does not hold");
-    nc_crash_log_free(&l);
-    return;
-  }
-  char seen[300], got[300];
-  if (s.want.how == CR_SIGNAL)
-    snprintf(seen, sizeof(seen), "a crash with signal %d (%s)", s.want.code,
-             strsignal(s.want.code));
-  else if (s.want.how == CR_EXIT)
-    snprintf(seen, sizeof(seen), "an exit with status %d from plugin code", s.want.code);
-  else
-    snprintf(seen, sizeof(seen), "a call that did not return");
-  struct crash_end e;
-  replay(&s, l.calls, l.n, &e);
-  cr_describe(&e, l.calls, l.n, got, sizeof(got));
-  if (!ended_alike(&s, &e)) {
+  s.kept = malloc(l.n * sizeof(*s.kept));
+  s.trial = malloc(l.n * sizeof(*s.trial));
+  if (!s.kept || !s.trial) {
+    nc_harness_error(c, "out of memory shrinking %zu calls", l.n);
+  } else if (shortest(&s, got, sizeof(got)) != 0) {
     char text[1200];
     snprintf(text, sizeof(text), "replayed alone with the least host the contract allows, the "
-             "%zu table calls the case made did not end as the case did (%s; the case: %s): "
-             "the end needs what the case did around them (its services, threads, rows, or a "
-             "call the log does not hold)", l.n, got, seen);
+             "%zu table calls the case made did not end as the case did (%s; the case: %s in "
+             "its last): the end needs what the case did around them (its services, threads, "
+             "rows, or a call the log does not hold)", l.n, got, seen);
     none(c, text);
-    nc_crash_log_free(&l);
-    return;
+  } else {
+    write_repro(c, &l, s.kept, s.len, &s.want, seen, name, sizeof(name));
+    if (name[0])
+      nc_note(c, "C reproducer", "a program that fails while the defect persists",
+              "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out "
+              "[plugin.so] exits 1 while its %zu table calls still end as the case did (%s, in "
+              "the last; cut from %zu in %d replay%s in processes of their own%s), 0 once "
+              "they all return, 3 when they end otherwise", name, name, s.len, seen, l.n,
+              s.replays, s.replays == 1 ? "" : "s",
+              more_replays(&s) ? "" : ", stopped by their bound: perhaps more than needed");
+    else
+      none(c, "the program could not be written (more keys than a reproducer holds, or no "
+              "room in the run's scratch directory)");
+    note_calls(c, s.kept, s.len);
   }
-  size_t from = (size_t)e.at + 1;
-  s.kept = malloc(from * sizeof(*s.kept));
-  s.trial = malloc(from * sizeof(*s.trial));
-  if (!s.kept || !s.trial) {
-    free(s.kept);
-    free(s.trial);
-    nc_harness_error(c, "out of memory shrinking %zu calls", from);
-    nc_crash_log_free(&l);
-    return;
-  }
-  memcpy(s.kept, l.calls, from * sizeof(*s.kept));
-  s.len = from;
-  nc_x_drop_chunks(&s.len, 1, more_replays, calls_without, &s);
-  char name[64];
-  write_repro(c, &l, s.kept, s.len, seen, name, sizeof(name));
-  if (name[0])
-    nc_note(c, "C reproducer", "a program that fails while the defect persists",
-            "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out [plugin.so] "
-            "exits 1 while its %zu table calls still end as the case did (cut from %zu in %d "
-            "replays in processes of their own%s, each ending in %s), 0 once they all return",
-            name, name, s.len, from, s.replays,
-            more_replays(&s) ? "" : ", stopped by their bound: perhaps more than needed", seen);
-  else
-    none(c, "the program could not be written (more keys than a reproducer holds, or no room "
-            "in the run's scratch directory)");
-  note_calls(c, s.kept, s.len);
   free(s.kept);
   free(s.trial);
   nc_crash_log_free(&l);

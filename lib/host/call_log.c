@@ -83,7 +83,12 @@ static long long log_blob(const void *keys, size_t len)
   long long at = -1;
   pthread_mutex_lock(&keys_lock);
   if (crash_path[0] && keys_at + (long long)len > NC_CALL_LOG_CRASH_MAX) {
-    atomic_store(&crash_full, 1);
+    /* The log stops here, and says so: a reader must not take its last
+     * line for the call the process ended in. */
+    if (!atomic_exchange(&crash_full, 1)) {
+      ssize_t w = write(log_fd, "cut\n", 4);
+      (void)w; /* nothing more to do where the log cannot be written */
+    }
     pthread_mutex_unlock(&keys_lock);
     return -1;
   }
@@ -143,7 +148,8 @@ void nc_call_log_find(const void *table, int64_t n, const void *keys, int key_si
   log_line("find", table, n, keys, key_size, stride, 0, 0, more);
 }
 
-void nc_call_log_config(const char *op, const void *table, const char *config, int status)
+void nc_call_log_config(const char *op, const void *table, int64_t id, const char *config,
+                        int status)
 {
   if (!nc_call_log_on())
     return;
@@ -154,5 +160,5 @@ void nc_call_log_config(const char *op, const void *table, const char *config, i
     snprintf(more, sizeof(more), " config=%lld:%zu status=%d", at, len, status);
   else
     snprintf(more, sizeof(more), " config=- status=%d", status);
-  log_line(op, table, 0, NULL, 0, 0, 0, 0, more);
+  log_line(op, table, id, NULL, 0, 0, 0, 0, more);
 }

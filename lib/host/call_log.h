@@ -26,9 +26,11 @@ void nc_call_log_find(const void *table, int64_t n, const void *keys, int key_si
                       int64_t stride, int64_t hits, int nulls);
 /* A factory creation ("create") or produce after the call, with its
  * config (the text goes to the keys file: config=OFFSET:LEN; NULL:
- * config=-) and the status the plugin returned; table: the new table's
- * handle, or NULL. The replay makes the same calls with the same text. */
-void nc_call_log_config(const char *op, const void *table, const char *config, int status);
+ * config=-) and the status the plugin returned; table: the new factory's
+ * or table's handle, or NULL; id: produce's table_id (in n=). The replay
+ * makes the same calls with the same text. */
+void nc_call_log_config(const char *op, const void *table, int64_t id, const char *config,
+                        int status);
 /* Whether the log is on. */
 int nc_call_log_on(void);
 
@@ -36,7 +38,8 @@ int nc_call_log_on(void);
  * before it is made, to path and its keys to path.keys (proc=0), so that
  * when plugin code ends the process inside a call the log holds the calls
  * up to that one (cases/kit/crash_repro.h replays them). At most
- * NC_CALL_LOG_CRASH_MAX bytes of keys; past that the log stops. Must be
+ * NC_CALL_LOG_CRASH_MAX bytes of keys; past that the log stops, with a
+ * line "cut". Must be
  * called before anything asks whether the log is on; the environment's
  * log is then not written. 0, or -1 when the files cannot be made. */
 #define NC_CALL_LOG_CRASH_MAX (256ll << 20)

@@ -76,7 +76,7 @@ nve_status_t nc_call_create_factory(const nc_plugin *p, const char *json,
   nve_status_t s = checked("nve_plugin_create_external_factory",
                            p->create_external_factory(json, out, out_error));
   nc_callback_leave();
-  nc_call_log_config("create", s == NVE_SUCCESS && out ? out->self : NULL, json, (int)s);
+  nc_call_log_config("create", s == NVE_SUCCESS && out ? out->self : NULL, 0, json, (int)s);
   return s;
 }
 
@@ -86,7 +86,8 @@ nve_status_t nc_call_produce(const nve_ext_table_factory_t *f, int64_t table_id,
   nc_callback_enter("factory produce");
   nve_status_t s = checked("factory produce", f->ops->produce(f->self, table_id, json, out));
   nc_callback_leave();
-  nc_call_log_config("produce", s == NVE_SUCCESS && out ? out->self : NULL, json, (int)s);
+  nc_call_log_config("produce", s == NVE_SUCCESS && out ? out->self : NULL, table_id, json,
+                     (int)s);
   return s;
 }
 

@@ -335,7 +335,8 @@ nc_report *nc_run_cut_short(int status)
 typedef struct case_job {
   nc_rule rule;
   int probe;
-  const char *crash_how; /* the crash replay in place of the case (crash_repro) */
+  const char *crash_how; /* the crash replay in place of the case (crash_replay) */
+  struct case_job *replay; /* the crash replay of this case, where one ran */
   size_t slot; /* the result's index in the report */
   int rc;      /* 0, or -1: the harness could not start it (err says why) */
   char err[600];
@@ -383,10 +384,26 @@ static void spawn_case_now(const run_state *rs, case_job *job)
 
 /* How plugin code ended a case's process, as the crash replay takes it
  * ("signal:N", "exit:N", "hang"); 0, or -1 for an end it cannot replay. */
+/* Whether the callback is a table call the crash log holds (calls.c). */
+static int logged_call(const char *phase)
+{
+  static const char *const ops[] = {"find", "insert", "update", "update_accumulate", "erase",
+                                    "clear", "reset_lookup_counter", "get_lookup_counter",
+                                    "destroy"};
+  if (strncmp(phase, "table ", 6) != 0)
+    return 0;
+  for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+    size_t n = strlen(ops[i]);
+    if (strncmp(phase + 6, ops[i], n) == 0 && (phase[6 + n] == '\0' || phase[6 + n] == ' '))
+      return 1;
+  }
+  return 0;
+}
+
 static int crash_how(const nc_child_result *cr, char *how, size_t len)
 {
-  if (cr->ended || cr->flooded || strncmp(cr->phase, "table ", 6) != 0)
-    return -1; /* only the table calls are in the crash log */
+  if (cr->ended || cr->flooded || !logged_call(cr->phase))
+    return -1; /* only these calls are in the crash log */
   if (cr->timed_out)
     snprintf(how, len, "hang");
   else if (cr->signo)
@@ -400,61 +417,77 @@ static int crash_how(const nc_child_result *cr, char *how, size_t len)
 
 /* --repro, for a case plugin code ended inside a table call: the process
  * that replays its calls and writes the reproducer
- * (cases/kit/crash_repro.h), whose notes join the case's evidence. */
-static void crash_repro(const run_state *rs, const case_job *job, nc_result *res)
+ * (cases/kit/crash_repro.h), on the case's worker, right after it. */
+static void crash_replay(const run_state *rs, case_job *job)
 {
   const nc_config *cfg = rs->cfg;
   char how[32];
-  if (!cfg->repro || cfg->no_fork || cfg->sanitize || job->probe || job->cr.ended ||
-      (res->verdict != NC_VERDICT_FAIL && res->verdict != NC_VERDICT_WARN))
+  if (!cfg->repro || cfg->no_fork || cfg->sanitize || job->probe || job->rc != 0 ||
+      nc_run_interrupted() || crash_how(&job->cr, how, sizeof(how)) != 0 ||
+      !(job->replay = calloc(1, sizeof(*job->replay))))
     return;
-  if (crash_how(&job->cr, how, sizeof(how)) != 0) {
+  job->replay->rule = job->rule;
+  job->replay->crash_how = how;
+  spawn_case_now(rs, job->replay);
+  job->replay->crash_how = NULL;
+}
+
+static void free_replay(case_job *replay)
+{
+  if (replay)
+    nc_child_result_free(&replay->cr);
+  free(replay);
+}
+
+static void note_none(nc_result *res, const char *fmt, const char *what)
+{
+  char *none = nc_strdupf(fmt, what);
+  nc_result_add_evidence(res, NC_LEVEL_NOTE, "C reproducer",
+                         "a program that fails while the defect persists", none);
+  free(none);
+}
+
+/* The crash replay's notes join the case's evidence (on the main thread,
+ * with the verdict); a case plugin code ended elsewhere says why it has no
+ * reproducer. */
+static void take_crash_notes(const run_state *rs, case_job *job, nc_result *res)
+{
+  case_job *replay = job->replay;
+  job->replay = NULL;
+  int ended_by_plugin = rs->cfg->repro && !job->cr.ended &&
+                        (res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_WARN);
+  if (ended_by_plugin && !replay) {
     char *where = nc_sanitized(job->cr.phase[0] ? job->cr.phase : "in no callback");
-    char *none = nc_strdupf("none: plugin code ended the process outside a table call (%s), "
-                            "and only table calls are logged", where);
-    nc_result_add_evidence(res, NC_LEVEL_NOTE, "C reproducer",
-                           "a program that fails while the defect persists", none);
-    free(none);
+    note_none(res, "none: plugin code ended the process outside the table calls the log holds "
+                   "(%s)", where);
     free(where);
-    return;
-  }
-  case_job replay;
-  memset(&replay, 0, sizeof(replay));
-  replay.rule = job->rule;
-  replay.crash_how = how;
-  spawn_case_now(rs, &replay);
-  const nc_child_result *cr = &replay.cr;
-  for (size_t i = 0; replay.rc == 0 && i < cr->nrecords; i++) {
-    const nc_record *rec = &cr->records[i];
-    if (strcmp(rec->tag, "CHECK") != 0 || rec->nfields < 4)
-      continue;
-    int error = strcmp(rec->fields[0], NC_LEVEL_ERROR) == 0;
-    char *call = nc_sanitized(error ? "C reproducer" : rec->fields[1]);
-    char *observed = nc_sanitized(rec->fields[3]);
-    if (error) {
-      char *none = nc_strdupf("none: the replay of the case's calls could not run: %s",
-                              observed);
+  } else if (ended_by_plugin) {
+    const nc_child_result *cr = &replay->cr;
+    for (size_t i = 0; replay->rc == 0 && i < cr->nrecords; i++) {
+      const nc_record *rec = &cr->records[i];
+      if (strcmp(rec->tag, "CHECK") != 0 || rec->nfields < 4)
+        continue;
+      char *observed = nc_sanitized(rec->fields[3]);
+      if (strcmp(rec->fields[0], NC_LEVEL_ERROR) == 0) {
+        note_none(res, "none: the replay of the case's calls could not run: %s", observed);
+      } else {
+        char *call = nc_sanitized(rec->fields[1]), *expected = nc_sanitized(rec->fields[2]);
+        nc_result_add_evidence(res, NC_LEVEL_NOTE, call, expected, observed);
+        free(call);
+        free(expected);
+      }
       free(observed);
-      observed = none;
     }
-    nc_result_add_evidence(res, NC_LEVEL_NOTE, call, error ? "a program that fails while the "
-                           "defect persists" : rec->fields[2], observed);
-    free(call);
-    free(observed);
+    if (replay->rc != 0 || !cr->ended) {
+      char end[sizeof(replay->err)];
+      if (replay->rc != 0)
+        snprintf(end, sizeof(end), "%s", replay->err);
+      else
+        nc_child_describe_end(cr, rs->cfg->timeout_s, end, sizeof(end));
+      note_none(res, "none: the process replaying the case's calls did not finish: %s", end);
+    }
   }
-  if (replay.rc != 0 || !cr->ended) {
-    char end[sizeof(replay.err)];
-    if (replay.rc != 0)
-      snprintf(end, sizeof(end), "%s", replay.err);
-    else
-      nc_child_describe_end(cr, cfg->timeout_s, end, sizeof(end));
-    char *none = nc_strdupf("none: the process replaying the case's calls did not finish: %s",
-                            end);
-    nc_result_add_evidence(res, NC_LEVEL_NOTE, "C reproducer",
-                           "a program that fails while the defect persists", none);
-    free(none);
-  }
-  nc_child_result_free(&replay.cr);
+  free_replay(replay);
 }
 
 /* The verdict from what the case process reported; in rule order, on the
@@ -463,6 +496,10 @@ static int finish_case(run_state *rs, case_job *job, nc_result *res)
 {
   const nc_config *cfg = rs->cfg;
   int signo = nc_run_interrupted();
+  if ((signo && !job->cr.ended) || job->rc != 0) {
+    free_replay(job->replay);
+    job->replay = NULL;
+  }
   if (signo && !job->cr.ended) { /* killed by the interruption, or never started */
     nc_result_set_skip(res, NC_SKIP_UNTESTED, "not run: the run was interrupted (%s)",
                        nc_signal_name(signo));
@@ -481,7 +518,7 @@ static int finish_case(run_state *rs, case_job *job, nc_result *res)
   res->seconds = cr->seconds;
   if (cr->output && cr->output[0] && res->verdict != NC_VERDICT_PASS)
     res->output = nc_sanitized(cr->output);
-  crash_repro(rs, job, res);
+  take_crash_notes(rs, job, res);
   return 0;
 }
 
@@ -494,6 +531,7 @@ static void spawn_case(const run_state *rs, case_job *job)
   if (opt && opt->on_case_running)
     opt->on_case_running(opt->on_result_user, id, 1);
   spawn_case_now(rs, job);
+  crash_replay(rs, job);
   if (opt && opt->on_case_running)
     opt->on_case_running(opt->on_result_user, id, 0);
 }
