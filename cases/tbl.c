@@ -279,6 +279,7 @@ void nc_case_TBL_07(nc_case *c)
                 "NVE_SUCCESS; the sums were checked by the next find");
     } else if (required) {
       char msg[256] = "";
+      nc_tk_note_refused(&k, NC_RULE_TBL_07);
       nc_read_plugin_string(nc_call_table_last_error(&k.t), msg, sizeof(msg));
       nc_fail(c, call, "NVE_SUCCESS: float32 updates into a float32 table", "status %d (%s)",
               (int)s, msg);

@@ -142,12 +142,17 @@ static unsigned char *read_whole(const char *path, size_t *len)
   return NULL;
 }
 
-int nc_crash_log_parse(crash_log *l, char *text)
+int nc_crash_log_parse(crash_log *l, char *text, long long upto)
 {
+  l->last_line = -1;
+  long long number = 0; /* of the line: the log counts every one but "cut" */
   for (char *line = text, *next; line && *line; line = next) {
     next = strchr(line, '\n');
     if (next)
       *next++ = '\0';
+    if (upto >= 0 && number > upto)
+      break;
+    long long this_line = strcmp(line, "cut") != 0 ? number++ : -1;
     if (l->n == l->cap) {
       size_t cap = l->cap ? 2 * l->cap : 256;
       struct crash_call *more = realloc(l->calls, cap * sizeof(*more));
@@ -159,13 +164,15 @@ int nc_crash_log_parse(crash_log *l, char *text)
     int got = parse_line(l, line, &l->calls[l->n]);
     if (got < 0)
       return -1;
-    if (got == 0)
+    if (got == 0) {
       l->n++;
+      l->last_line = this_line;
+    }
   }
   return 0;
 }
 
-int nc_crash_log_read(const char *path, crash_log *l, const char **why)
+int nc_crash_log_read(const char *path, long long upto, crash_log *l, const char **why)
 {
   char keys_path[PATH_MAX + 64];
   snprintf(keys_path, sizeof(keys_path), "%s.keys", path);
@@ -179,7 +186,7 @@ int nc_crash_log_read(const char *path, crash_log *l, const char **why)
     return -1;
   }
   whole[text_len] = '\0';
-  int rc = nc_crash_log_parse(l, (char *)whole);
+  int rc = nc_crash_log_parse(l, (char *)whole, upto);
   free(whole);
   if (rc != 0)
     *why = "its log of calls could not be read (out of memory, or lines that do not fit it)";

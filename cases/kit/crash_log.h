@@ -23,16 +23,18 @@ typedef struct crash_log {
   int nfactories, ntables;
   int keyless; /* a call whose keys the log could not hold (a DEVICE table's) */
   int cut;     /* the log reached its bound: its last call is not the process's */
+  long long last_line; /* the number of the line of the last call read */
 } crash_log;
 
 /* Adds the calls of text (the log's lines, changed in place) to l, whose
- * data must be set. Lines of other ops, and calls on a table the log did
- * not see made, are skipped. 0, or -1 out of memory or for a line whose
- * keys or config lie outside the data. */
-int nc_crash_log_parse(crash_log *l, char *text);
-/* Reads the log at path (its keys at path.keys) into l (zeroed). 0, or -1
- * with why. */
-int nc_crash_log_read(const char *path, crash_log *l, const char **why);
+ * data must be set, up to line upto (-1: all; l->last_line: the number of
+ * the last call's line, -1 for none). Lines of other ops,
+ * and calls on a table the log did not see made, are skipped. 0, or -1
+ * out of memory or for a line whose keys or config lie outside the data. */
+int nc_crash_log_parse(crash_log *l, char *text, long long upto);
+/* Reads the log at path (its keys at path.keys) into l (zeroed), up to
+ * line upto. 0, or -1 with why. */
+int nc_crash_log_read(const char *path, long long upto, crash_log *l, const char **why);
 void nc_crash_log_free(crash_log *l);
 
 #endif

@@ -51,16 +51,22 @@ static const char runtime[] =
 #define SHOWN_CALLS 8
 
 /* How the case ended, from the runner's word. */
-static int parse_how(const char *how, struct crash_end *e)
+/* How the case ended, from the runner's word: "signal:N", "exit:N",
+ * "hang", or "refused:LINE:STATUS" (the log's line of a valid call the
+ * plugin refused, *upto; else -1). */
+static int parse_how(const char *how, struct crash_end *e, long long *upto)
 {
   e->at = -1;
   e->code = 0;
+  *upto = -1;
   if (strcmp(how, "hang") == 0)
     e->how = CR_HANG;
   else if (sscanf(how, "signal:%d", &e->code) == 1)
     e->how = CR_SIGNAL;
   else if (sscanf(how, "exit:%d", &e->code) == 1)
     e->how = CR_EXIT;
+  else if (sscanf(how, "refused:%lld:%d", upto, &e->code) == 2 && *upto >= 0)
+    e->how = CR_REFUSED;
   else
     return -1;
   return 0;
@@ -180,7 +186,8 @@ static void write_repro(nc_case *c, const crash_log *l, const struct crash_call 
   nc_strbuf_put_c(&b, c->cfg->plugin_path);
   nc_strbuf_puts(&b, ";\nstatic const char *const crash_seen = ");
   nc_strbuf_put_c(&b, seen);
-  static const char *const hows[] = {"CR_RETURNED", "CR_SIGNAL", "CR_EXIT", "CR_HANG"};
+  static const char *const hows[] = {"CR_RETURNED", "CR_SIGNAL", "CR_EXIT", "CR_HANG",
+                                     "CR_REFUSED"};
   nc_strbuf_printf(&b, ";\nstatic const double crash_timeout_s = %g;\n", case_timeout(c));
   nc_strbuf_printf(&b, "static const struct crash_end crash_want = {%s, %d, -1};\n",
                    hows[want->how], want->code);
@@ -192,7 +199,8 @@ static void write_repro(nc_case *c, const crash_log *l, const struct crash_call 
   nc_strbuf_puts(&b, mark + strlen("/* @DATA@ */"));
   /* Not repro-RULE.c: the case may have written that for a failure its
    * explorer found before the process ended. */
-  snprintf(name, namelen, "repro-%s-crash.c", nc_rule_text(c->rule));
+  snprintf(name, namelen, "repro-%s-%s.c", nc_rule_text(c->rule),
+           want->how == CR_REFUSED ? "refused" : "crash");
   if (b.failed || !b.data ||
       nc_repro_save(c->cfg->cache_dir, c->cfg->cache_secret, name, b.data, b.len) != 0)
     name[0] = '\0';
@@ -207,7 +215,7 @@ static void note_calls(nc_case *c, const struct crash_call *calls, size_t n)
     const struct crash_call *k = &calls[i];
     if (i >= SHOWN_CALLS && i + 1 < n) {
       if (i == SHOWN_CALLS)
-        nc_note(c, "shortest crashing calls", "its calls, in order", "... %zu more calls ...",
+        nc_note(c, "the reproducer's calls", "its calls, in order", "... %zu more calls ...",
                 n - SHOWN_CALLS - 1);
       continue;
     }
@@ -218,7 +226,7 @@ static void note_calls(nc_case *c, const struct crash_call *calls, size_t n)
                k->nulls & CR_NULL_MASK ? ", NULL hit_mask" : "",
                k->nulls & CR_NULL_VALUES ? ", NULL values" : "",
                k->nulls & CR_NULL_SIZES ? ", NULL value_sizes" : "");
-    nc_note(c, "shortest crashing calls", "its calls, in order", "%zu/%zu: %s%s on %s %d", i + 1,
+    nc_note(c, "the reproducer's calls", "its calls, in order", "%zu/%zu: %s%s on %s %d", i + 1,
             n, op_name(k->op), shape,
             k->op == CR_CREATE || k->op == CR_DROP_FACTORY ? "factory" : "table", k->handle + 1);
   }
@@ -235,6 +243,8 @@ static void describe_want(const struct crash_end *want, char *out, size_t len)
     snprintf(out, len, "a crash with signal %d (%s)", want->code, strsignal(want->code));
   else if (want->how == CR_EXIT)
     snprintf(out, len, "an exit with status %d from plugin code", want->code);
+  else if (want->how == CR_REFUSED)
+    snprintf(out, len, "status %d for a valid call", want->code);
   else
     snprintf(out, len, "a call that did not return");
 }
@@ -288,17 +298,20 @@ void nc_crash_repro(nc_case *c, const char *how)
   crash_log l = {0};
   const char *why = NULL;
   shrinker s = {c, &l, NULL, NULL, 0, {0, 0, -1}, 0, nc_now() + 60};
-  if (parse_how(how, &s.want) != 0) {
+  long long upto;
+  if (parse_how(how, &s.want, &upto) != 0) {
     nc_harness_error(c, "the crash replay was started with '%s'", how);
     return;
   }
   describe_want(&s.want, seen, sizeof(seen));
   nc_repro_crash_log(c->cfg, c->rule, path, sizeof(path));
-  if (nc_crash_log_read(path, &l, &why) != 0 || !l.n || l.cut || l.keyless) {
+  if (nc_crash_log_read(path, upto, &l, &why) != 0 || !l.n || l.cut || l.keyless ||
+      (upto >= 0 && l.last_line != upto)) {
     none(c, why ? why
-         : !l.n ? "the case's process ended before its first table call"
+         : !l.n ? "the case made no table call the log holds"
          : l.cut ? "the log of the case's calls reached its bound (256 MiB of keys) before "
-                   "the call the process ended in"
+                   "the call it ended in"
+         : upto >= 0 && l.last_line != upto ? "the refused call is not one the log holds"
                  : "the log does not hold the keys of some of the case's calls (a DEVICE "
                    "table's, or a table of a key size it did not know)");
     nc_crash_log_free(&l);
@@ -322,7 +335,8 @@ void nc_crash_repro(nc_case *c, const char *how)
               "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out "
               "[plugin.so] exits 1 while its %zu table calls still end as the case did (%s, in "
               "the last; cut from %zu in %d replay%s in processes of their own%s), 0 once "
-              "they all return, 3 when they end otherwise", name, name, s.len, seen, l.n,
+              "they all return, the last with NVE_SUCCESS, 3 when they end otherwise", name,
+              name, s.len, seen, l.n,
               s.replays, s.replays == 1 ? "" : "s",
               more_replays(&s) ? "" : ", stopped by their bound: perhaps more than needed");
     else

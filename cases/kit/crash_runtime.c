@@ -1,24 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A reproducer written by nve-conform for a case whose process plugin code
- * ended (a crash, an exit, or a call that never returned). It makes the
- * table calls that case made, up to the one it died in (cut down to those
- * the death needs), against the plugin named by the first argument
- * (default: the file it was made from), in a child process, and reports
- * how that child ended.
+ * ended (a crash, an exit, or a call that never returned), or whose valid
+ * call the plugin refused. It makes the table calls that case made, up to
+ * that one (cut down to those the end needs), against the plugin named by
+ * the first argument (default: the file it was made from), in a child
+ * process, and reports how that child ended.
  *
  * Build: cc -std=c11 -I INCLUDEDIR repro.c -ldl (INCLUDEDIR holds
  * plugin/nve_external_plugin.h, the ABI headers nve-conform installs).
  * Exit status: 1 while the child still ends as the case did (the same
- * signal, the same exit status, or no return within crash_timeout_s, in
- * the last call), 0 once every call returns, 3 when it ends otherwise
- * (inconclusive), 2 when the plugin cannot be loaded or no child can be
- * made.
+ * signal, the same exit status, no return within crash_timeout_s, or, for
+ * a valid call the plugin refused, a failure status, in the last call), 0
+ * once every call returns (the last with NVE_SUCCESS), 3 when it ends
+ * otherwise (inconclusive), 2 when the plugin cannot be loaded or no child
+ * can be made.
  *
  * The calls are the case's own: the same keys, strides, sizes, dtypes and
  * NULL outputs, each table from the same config text. What differs is
  * around them: the rows written are a fixed pattern, and the host is the
  * least one the contract allows (one context, tasks run in order on the
- * calling thread). nve-conform checked that the child dies here as the
+ * calling thread). nve-conform checked that the child ends here as the
  * case did before writing this file. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -50,10 +51,11 @@ struct crash_call {
   int64_t at, len; /* its keys, or its config text, in the data (at < 0: none) */
 };
 
-/* How the child ended. */
-enum { CR_RETURNED, CR_SIGNAL, CR_EXIT, CR_HANG, CR_UNLOADABLE, CR_NOT_RUN };
+/* How the child ended: every call returned (the last one with success,
+ * or refused with a failure status), or not. */
+enum { CR_RETURNED, CR_SIGNAL, CR_EXIT, CR_HANG, CR_REFUSED, CR_UNLOADABLE, CR_NOT_RUN };
 struct crash_end {
-  int how, code; /* code: the signal or the exit status */
+  int how, code; /* code: the signal, the exit status, or the status refused with */
   int64_t at;    /* the call it was in */
 };
 #endif
@@ -155,6 +157,7 @@ struct cr_shared {
   /* 0 replaying, 1 every call returned, 2 the plugin did not load, 3 no
    * memory for a call's buffers */
   volatile int state;
+  volatile int status; /* what the latest table call returned */
 };
 static struct cr_shared *cr_shared_page;
 
@@ -179,10 +182,11 @@ static char *cr_text(const struct crash_call *c, const unsigned char *data)
   return t;
 }
 
-/* One table call with the logged keys and shapes. */
-static void cr_table_call(const nve_ext_table_t *t, const struct crash_call *c,
-                          const unsigned char *data)
+/* One table call with the logged keys and shapes; its status. */
+static nve_status_t cr_table_call(const nve_ext_table_t *t, const struct crash_call *c,
+                                  const unsigned char *data)
 {
+  nve_status_t st;
   int64_t n = c->n > 0 ? c->n : 0;
   int64_t width = c->stride > c->size ? c->stride : c->size;
   size_t row_bytes = (size_t)n * (size_t)(width > 0 ? width : 0) + 64;
@@ -200,25 +204,26 @@ static void cr_table_call(const nve_ext_table_t *t, const struct crash_call *c,
   memset(values, 0x3c, row_bytes); /* finite in every float dtype */
   switch (c->op) {
   case CR_FIND:
-    t->ops->find(t->self, ctx, c->n, keys, c->nulls & CR_NULL_MASK ? NULL : mask, c->stride,
-                 c->nulls & CR_NULL_VALUES ? NULL : values,
-                 c->nulls & CR_NULL_SIZES ? NULL : sizes);
+    st = t->ops->find(t->self, ctx, c->n, keys, c->nulls & CR_NULL_MASK ? NULL : mask,
+                      c->stride, c->nulls & CR_NULL_VALUES ? NULL : values,
+                      c->nulls & CR_NULL_SIZES ? NULL : sizes);
     break;
-  case CR_INSERT: t->ops->insert(t->self, ctx, c->n, keys, c->stride, c->size, values); break;
-  case CR_UPDATE: t->ops->update(t->self, ctx, c->n, keys, c->stride, c->size, values); break;
+  case CR_INSERT: st = t->ops->insert(t->self, ctx, c->n, keys, c->stride, c->size, values); break;
+  case CR_UPDATE: st = t->ops->update(t->self, ctx, c->n, keys, c->stride, c->size, values); break;
   case CR_ACCUMULATE:
-    t->ops->update_accumulate(t->self, ctx, c->n, keys, c->stride, c->size, values,
-                              (nve_data_type_t)c->dtype);
+    st = t->ops->update_accumulate(t->self, ctx, c->n, keys, c->stride, c->size, values,
+                                   (nve_data_type_t)c->dtype);
     break;
-  case CR_ERASE: t->ops->erase(t->self, ctx, c->n, keys); break;
-  case CR_CLEAR: t->ops->clear(t->self, ctx); break;
-  case CR_RESET_COUNTER: t->ops->reset_lookup_counter(t->self, ctx); break;
-  default: t->ops->get_lookup_counter(t->self, ctx, &counter); break;
+  case CR_ERASE: st = t->ops->erase(t->self, ctx, c->n, keys); break;
+  case CR_CLEAR: st = t->ops->clear(t->self, ctx); break;
+  case CR_RESET_COUNTER: st = t->ops->reset_lookup_counter(t->self, ctx); break;
+  default: st = t->ops->get_lookup_counter(t->self, ctx, &counter); break;
   }
   free(keys);
   free(values);
   free(mask);
   free(sizes);
+  return st;
 }
 
 /* Makes calls[0..n) in this process. 0, or 2 when the plugin did not load. */
@@ -248,6 +253,7 @@ static int cr_replay(const char *path, const struct crash_call *calls, size_t n,
   for (size_t i = 0; i < n; i++) {
     const struct crash_call *c = &calls[i];
     sh->at = (int64_t)i;
+    sh->status = NVE_SUCCESS;
     char *text = c->op == CR_CREATE || c->op == CR_PRODUCE ? cr_text(c, data) : NULL;
     const char *err = NULL;
     switch (c->op) {
@@ -275,7 +281,7 @@ static int cr_replay(const char *path, const struct crash_call *calls, size_t n,
       break;
     default:
       if (tables[c->handle].ops)
-        cr_table_call(&tables[c->handle], c, data);
+        sh->status = cr_table_call(&tables[c->handle], c, data);
     }
     free(text);
   }
@@ -296,6 +302,9 @@ static void cr_ended(int ws, const struct cr_shared *sh, struct crash_end *end)
   if (WIFSIGNALED(ws)) {
     end->how = CR_SIGNAL;
     end->code = WTERMSIG(ws);
+  } else if (sh->state == 1 && sh->status != NVE_SUCCESS) {
+    end->how = CR_REFUSED; /* in the last call (cr_run) */
+    end->code = sh->status;
   } else if (sh->state == 1) {
     end->how = CR_RETURNED;
   } else if (sh->state == 2) {
@@ -376,6 +385,8 @@ static void cr_run(const char *path, const struct crash_call *calls, size_t n,
     else if (got == pid)
       cr_ended(ws, sh, end);
     end->at = sh->at >= 0 && sh->at < (int64_t)n ? sh->at : -1;
+    if (end->how == CR_REFUSED)
+      end->at = (int64_t)n - 1;
     if (end->how == CR_RETURNED || end->how == CR_UNLOADABLE || end->how == CR_NOT_RUN)
       end->at = -1;
   }
@@ -402,6 +413,10 @@ static void cr_describe(const struct crash_end *e, const struct crash_call *call
     snprintf(out, len, "call %lld of %zu, %s (n=%lld), did not return", (long long)e->at + 1, n,
              op, keys);
     break;
+  case CR_REFUSED:
+    snprintf(out, len, "call %lld of %zu, %s (n=%lld), returned status %d", (long long)e->at + 1,
+             n, op, keys, e->code);
+    break;
   case CR_RETURNED: snprintf(out, len, "all %zu calls returned", n); break;
   case CR_UNLOADABLE: snprintf(out, len, "the plugin did not load"); break;
   default: snprintf(out, len, "no child process could be made"); break;
@@ -424,7 +439,8 @@ int main(int argc, char **argv)
     printf("%s: the defect is gone (nve-conform saw: %s)\n", what, crash_seen);
     return 0;
   }
-  if (e.how == crash_want.how && e.code == crash_want.code &&
+  /* A valid call refused with another status is refused all the same. */
+  if (e.how == crash_want.how && (e.code == crash_want.code || e.how == CR_REFUSED) &&
       e.at == (int64_t)crash_ncalls - 1) {
     printf("%s (nve-conform saw: %s)\n", what, crash_seen);
     return 1;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_log.h"
 #include "callback.h"
 #include "common.h"
 #include "cuda.h"
@@ -14,7 +15,9 @@
 #include "dtype.h"
 #include "guarded.h"
 #include "pool.h"
+#include "repro_out.h"
 #include "splitmix.h"
+#include "trace.h"
 #include "violations.h"
 
 /* Canary salts of the output buffers, so that each region's pattern is its own. */
@@ -68,6 +71,7 @@ static int tk_init(nc_tk *k, nc_case *c, const nve_ext_table_t *t, int profile_r
 {
   memset(k, 0, sizeof(*k));
   k->feed.device = -1; /* host buffers until the feed begins */
+  k->failed_line = -1;
   k->c = c;
   k->t = *t;
   k->observe = 1;
@@ -633,7 +637,10 @@ static int after_modify(nc_tk *k, const char *call, nve_status_t s, int may_fail
     return 1;
   if (!k->failed_ops++)
     snprintf(k->first_failed, sizeof(k->first_failed), "%s", call);
+  k->failed_line = nc_call_log_last_line();
+  k->failed_status = s;
   if (!may_fail) {
+    nc_tk_note_refused(k, nc_op_owner(call));
     char msg[256];
     nc_tk_mismatch(k, nc_op_owner(call), call, "NVE_SUCCESS for a valid call", "status %d (%s)",
                    (int)s, status_text(k, msg, sizeof(msg)));
@@ -1035,6 +1042,7 @@ static void check_gap(nc_tk *k, const char *call, call_buffers *b, int64_t i, in
 static void find_failed(nc_tk *k, const char *call, nve_status_t s, int64_t n,
                         const int64_t *keys)
 {
+  long long line = nc_call_log_last_line(); /* before the control's line */
   char msg[256];
   status_text(k, msg, sizeof(msg)); /* before the control overwrites it */
   nc_rule owner = k->find_rule;
@@ -1054,6 +1062,9 @@ static void find_failed(nc_tk *k, const char *call, nve_status_t s, int64_t n,
       owner = NC_RULE_TBL_02;
   }
   k->proving = proven;
+  k->failed_line = line;
+  k->failed_status = s;
+  nc_tk_note_refused(k, owner);
   nc_tk_mismatch(k, owner, call, "NVE_SUCCESS for a valid call", "status %d (%s)", (int)s, msg);
   k->proving = 0;
 }
@@ -1143,4 +1154,18 @@ out:
   buffers_free(&b);
   settle_pending(k);
   return hits;
+}
+
+void nc_tk_note_refused(const nc_tk *k, nc_rule owner)
+{
+  static int noted;
+  if (noted || k->quiet || k->in_control || owner != k->c->rule || k->failed_line < 0 ||
+      !nc_call_log_crash())
+    return;
+  noted = 1;
+  char line[24], status[16];
+  snprintf(line, sizeof(line), "%lld", k->failed_line);
+  snprintf(status, sizeof(status), "%d", (int)k->failed_status);
+  const char *f[] = {line, status};
+  nc_trace_record(NC_TAG_REFUSED_CALL, 2, f);
 }

@@ -48,6 +48,9 @@ typedef struct nc_tk {
   int nmismatch_owners;
   int64_t failed_ops; /* ops that returned a failure (the model forgot their keys) */
   char first_failed[200]; /* the call of the first of them */
+  /* The latest of them: its line in the crash log (--repro), its status. */
+  long long failed_line;
+  nve_status_t failed_status;
   nc_tk_pending pending[NC_TK_PENDING];
   int npending, in_control;
   int64_t pending_more; /* wrong answers past the pending ones, in the same find */
@@ -149,5 +152,11 @@ typedef struct nc_find_opts {
  * failed); hits_out (n entries, may be NULL) gets each key's answer. */
 int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts *opts,
                    unsigned char *hits_out);
+
+/* A valid call of k's that the plugin refused (the latest failed op) is
+ * a defect of owner's: with --repro, where that is the case's own rule,
+ * the runner replays the calls up to it (cases/kit/crash_repro.h). The
+ * first one of the process counts; a control's or a quiet replay's none. */
+void nc_tk_note_refused(const nc_tk *k, nc_rule owner);
 
 #endif

@@ -22,6 +22,10 @@ static pthread_once_t log_once = PTHREAD_ONCE_INIT;
  * cut at NC_CALL_LOG_CRASH_MAX. */
 static char crash_path[4096];
 static _Atomic int crash_full;
+/* A crash log's lines in file order, and the last this thread wrote. */
+static long long lines_logged;
+static pthread_mutex_t line_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local long long thread_last_line = -1;
 
 static void open_log(void)
 {
@@ -129,10 +133,21 @@ static void log_line(const char *op, const void *table, int64_t n, const void *k
                      "%s n=%lld stride=%lld size=%lld dtype=%d%s t=%llx proc=%016llx%s\n", op,
                      (long long)n, (long long)stride, (long long)size, dtype, more,
                      (unsigned long long)(uintptr_t)table, (unsigned long long)proc_id, where);
+  if (len <= 0)
+    return;
+  if (crash_path[0]) { /* numbered in the order they land */
+    pthread_mutex_lock(&line_lock);
+    if (write(log_fd, line, (size_t)len) == (ssize_t)len)
+      thread_last_line = lines_logged++;
+    pthread_mutex_unlock(&line_lock);
+    return;
+  }
   /* One write per line: O_APPEND keeps the lines of parallel cases whole. */
-  if (len > 0 && write(log_fd, line, (size_t)len) < 0)
+  if (write(log_fd, line, (size_t)len) < 0)
     return;
 }
+
+long long nc_call_log_last_line(void) { return thread_last_line; }
 
 void nc_call_log(const char *op, const void *table, int64_t n, const void *keys, int key_size,
                  int64_t stride, int64_t size, int dtype)

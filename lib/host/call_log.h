@@ -46,4 +46,7 @@ int nc_call_log_on(void);
 int nc_call_log_crash_open(const char *path);
 /* Whether this process writes a crash log (never a child it forked). */
 int nc_call_log_crash(void);
+/* The number of the crash log's line this thread wrote last (lines other
+ * than "cut" count from 0 in file order), or -1. */
+long long nc_call_log_last_line(void);
 #endif

@@ -28,6 +28,10 @@ int nc_repro_sealed(const char *secret, const char *name, const char *text, size
 int nc_repro_collect(const char *scratch, const char *secret, const char *dest, char *err,
                      size_t errlen);
 
+/* The record of a case whose valid call the plugin refused: the call's
+ * line in the crash log and its status (table_kit.h's nc_tk_note_refused). */
+#define NC_TAG_REFUSED_CALL "REFUSED_CALL"
+
 /* Where rule's case process keeps its crash log (lib/host/call_log.h)
  * under --repro: in the run's scratch directory. */
 void nc_repro_crash_log(const nc_config *cfg, nc_rule rule, char *path, size_t len);

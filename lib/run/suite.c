@@ -400,8 +400,24 @@ static int logged_call(const char *phase)
   return 0;
 }
 
-static int crash_how(const nc_child_result *cr, char *how, size_t len)
+static int crash_how(const nc_child_result *cr, nc_rule rule, char *how, size_t len)
 {
+  const nc_record *refused = nc_child_last(cr, NC_TAG_REFUSED_CALL);
+  const nc_record *crash = nc_child_last(cr, "CRASH");
+  /* A crash in a call another rule owns is that rule's failure (verdict.c,
+   * take_crash): its own case writes the reproducer. */
+  int owner = crash && crash->nfields >= 4 && crash->fields[1][0]
+                  ? nc_rule_parse(crash->fields[3]) : -1;
+  if (owner >= 0 && owner != (int)rule)
+    return -2;
+  if (cr->ended && refused && refused->nfields >= 2) { /* a valid call refused */
+    char *end;
+    long long line = strtoll(refused->fields[0], &end, 10);
+    if (*end || line < 0)
+      return -1;
+    snprintf(how, len, "refused:%lld:%d", line, atoi(refused->fields[1]));
+    return 0;
+  }
   if (cr->ended || cr->flooded || !logged_call(cr->phase))
     return -1; /* only these calls are in the crash log */
   if (cr->timed_out)
@@ -415,15 +431,16 @@ static int crash_how(const nc_child_result *cr, char *how, size_t len)
   return 0;
 }
 
-/* --repro, for a case plugin code ended inside a table call: the process
- * that replays its calls and writes the reproducer
- * (cases/kit/crash_repro.h), on the case's worker, right after it. */
+/* --repro, for a case plugin code ended inside a table call, or one whose
+ * valid call the plugin refused: the process that replays its calls and
+ * writes the reproducer (cases/kit/crash_repro.h), on the case's worker,
+ * right after it. */
 static void crash_replay(const run_state *rs, case_job *job)
 {
   const nc_config *cfg = rs->cfg;
   char how[32];
   if (!cfg->repro || cfg->no_fork || cfg->sanitize || job->probe || job->rc != 0 ||
-      nc_run_interrupted() || crash_how(&job->cr, how, sizeof(how)) != 0 ||
+      nc_run_interrupted() || crash_how(&job->cr, job->rule, how, sizeof(how)) != 0 ||
       !(job->replay = calloc(1, sizeof(*job->replay))))
     return;
   job->replay->rule = job->rule;
@@ -450,42 +467,58 @@ static void note_none(nc_result *res, const char *fmt, const char *what)
 /* The crash replay's notes join the case's evidence (on the main thread,
  * with the verdict); a case plugin code ended elsewhere says why it has no
  * reproducer. */
+/* The replay's notes into res. */
+static void merge_replay_notes(const run_state *rs, const case_job *replay, nc_result *res)
+{
+  const nc_child_result *cr = &replay->cr;
+  for (size_t i = 0; replay->rc == 0 && i < cr->nrecords; i++) {
+    const nc_record *rec = &cr->records[i];
+    if (strcmp(rec->tag, "CHECK") != 0 || rec->nfields < 4)
+      continue;
+    char *observed = nc_sanitized(rec->fields[3]);
+    if (strcmp(rec->fields[0], NC_LEVEL_ERROR) == 0) {
+      note_none(res, "none: the replay of the case's calls could not run: %s", observed);
+    } else {
+      char *call = nc_sanitized(rec->fields[1]), *expected = nc_sanitized(rec->fields[2]);
+      nc_result_add_evidence(res, NC_LEVEL_NOTE, call, expected, observed);
+      free(call);
+      free(expected);
+    }
+    free(observed);
+  }
+  if (replay->rc != 0 || !cr->ended) {
+    char end[sizeof(replay->err)];
+    if (replay->rc != 0)
+      snprintf(end, sizeof(end), "%s", replay->err);
+    else
+      nc_child_describe_end(cr, rs->cfg->timeout_s, end, sizeof(end));
+    note_none(res, "none: the process replaying the case's calls did not finish: %s", end);
+  }
+}
+
+/* The crash replay's notes join the case's evidence (on the main thread,
+ * with the verdict); a case plugin code ended without one says why. */
 static void take_crash_notes(const run_state *rs, case_job *job, nc_result *res)
 {
   case_job *replay = job->replay;
   job->replay = NULL;
-  int ended_by_plugin = rs->cfg->repro && !job->cr.ended &&
-                        (res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_WARN);
-  if (ended_by_plugin && !replay) {
-    char *where = nc_sanitized(job->cr.phase[0] ? job->cr.phase : "in no callback");
-    note_none(res, "none: plugin code ended the process outside the table calls the log holds "
-                   "(%s)", where);
+  int failed = res->verdict == NC_VERDICT_FAIL || res->verdict == NC_VERDICT_WARN;
+  if (replay && failed) {
+    merge_replay_notes(rs, replay, res);
+  } else if (rs->cfg->repro && !job->cr.ended && failed) {
+    char how[32], *where = nc_sanitized(job->cr.phase[0] ? job->cr.phase : "in no callback");
+    int replayable = crash_how(&job->cr, job->rule, how, sizeof(how));
+    if (replayable == -2)
+      note_none(res, "none: it ended in a call another rule owns (%s), whose case writes the "
+                     "reproducer", where);
+    else if (replayable == -1)
+      note_none(res, "none: plugin code ended the process outside the table calls the log "
+                     "holds (%s)", where);
+    else
+      note_none(res, "none: %s", rs->cfg->no_fork || rs->cfg->sanitize
+                                     ? "no replay under --no-fork or --sanitize"
+                                     : "the replay could not be started");
     free(where);
-  } else if (ended_by_plugin) {
-    const nc_child_result *cr = &replay->cr;
-    for (size_t i = 0; replay->rc == 0 && i < cr->nrecords; i++) {
-      const nc_record *rec = &cr->records[i];
-      if (strcmp(rec->tag, "CHECK") != 0 || rec->nfields < 4)
-        continue;
-      char *observed = nc_sanitized(rec->fields[3]);
-      if (strcmp(rec->fields[0], NC_LEVEL_ERROR) == 0) {
-        note_none(res, "none: the replay of the case's calls could not run: %s", observed);
-      } else {
-        char *call = nc_sanitized(rec->fields[1]), *expected = nc_sanitized(rec->fields[2]);
-        nc_result_add_evidence(res, NC_LEVEL_NOTE, call, expected, observed);
-        free(call);
-        free(expected);
-      }
-      free(observed);
-    }
-    if (replay->rc != 0 || !cr->ended) {
-      char end[sizeof(replay->err)];
-      if (replay->rc != 0)
-        snprintf(end, sizeof(end), "%s", replay->err);
-      else
-        nc_child_describe_end(cr, rs->cfg->timeout_s, end, sizeof(end));
-      note_none(res, "none: the process replaying the case's calls did not finish: %s", end);
-    }
   }
   free_replay(replay);
 }

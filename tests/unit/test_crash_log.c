@@ -14,6 +14,8 @@
 
 static unsigned char data[64];
 
+static long long upto = -1;
+
 static int parse(crash_log *l, const char *lines)
 {
   memset(l, 0, sizeof(*l));
@@ -21,7 +23,7 @@ static int parse(crash_log *l, const char *lines)
   memcpy(l->data, data, sizeof(data));
   l->data_len = sizeof(data);
   char *text = strdup(lines);
-  int rc = nc_crash_log_parse(l, text);
+  int rc = nc_crash_log_parse(l, text, upto);
   free(text);
   return rc;
 }
@@ -160,6 +162,35 @@ static void test_cut(void **state)
   nc_crash_log_free(&l);
 }
 
+/* Up to a line: the calls through it, the last one on it; where that line
+ * is no call, the last call's line is another. */
+static void test_upto(void **state)
+{
+  (void)state;
+  crash_log l;
+  const char *lines = "produce n=0 stride=0 size=0 dtype=0 config=- status=0 t=a1 proc=0\n"
+                      "clear n=0 stride=0 size=0 dtype=0 t=a1 proc=0\n"
+                      "cut\n"
+                      "last_error n=0 stride=0 size=0 dtype=0 t=a1 proc=0\n"
+                      "clear n=0 stride=0 size=0 dtype=0 t=a1 proc=0\n"
+                      "clear n=0 stride=0 size=0 dtype=0 t=a1 proc=0\n";
+  upto = 1;
+  assert_int_equal(parse(&l, lines), 0);
+  assert_int_equal(l.n, 2);
+  assert_int_equal(l.last_line, 1);
+  nc_crash_log_free(&l);
+  upto = 3; /* "cut" is no line of the count */
+  assert_int_equal(parse(&l, lines), 0);
+  assert_int_equal(l.n, 3);
+  assert_int_equal(l.last_line, 3);
+  nc_crash_log_free(&l);
+  upto = 2;
+  assert_int_equal(parse(&l, lines), 0);
+  assert_int_equal(l.last_line, 1);
+  nc_crash_log_free(&l);
+  upto = -1;
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -169,6 +200,7 @@ int main(void)
       cmocka_unit_test(test_outside_the_data),
       cmocka_unit_test(test_forged_fields),
       cmocka_unit_test(test_cut),
+      cmocka_unit_test(test_upto),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
