@@ -206,6 +206,10 @@ static int accumulate_round(nc_tk *k, const int64_t *keys, int64_t n, int dtype,
   if (nc_tk_insert(k, n / 2, keys, 0, tag, 0) != NVE_SUCCESS)
     return -1;
   *s = nc_tk_accumulate(k, n, keys, (nve_data_type_t)dtype, *size, tag + 1, 1);
+  /* float32 into a float32 table must succeed (the caller fails it): the
+   * refused call is this one, not the find after it. */
+  if (*s != NVE_SUCCESS && dtype == NVE_DTYPE_FLOAT32 && k->caps.dtype == NVE_DTYPE_FLOAT32)
+    nc_tk_note_refused(k, NC_RULE_TBL_07, k->failed_line, *s);
   nc_tk_find(k, n, keys, NULL, NULL);
   return 1;
 }
@@ -279,7 +283,6 @@ void nc_case_TBL_07(nc_case *c)
                 "NVE_SUCCESS; the sums were checked by the next find");
     } else if (required) {
       char msg[256] = "";
-      nc_tk_note_refused(&k, NC_RULE_TBL_07);
       nc_read_plugin_string(nc_call_table_last_error(&k.t), msg, sizeof(msg));
       nc_fail(c, call, "NVE_SUCCESS: float32 updates into a float32 table", "status %d (%s)",
               (int)s, msg);

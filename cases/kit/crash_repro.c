@@ -53,13 +53,19 @@ static const char runtime[] =
 /* How the case ended, from the runner's word. */
 /* How the case ended, from the runner's word: "signal:N", "exit:N",
  * "hang", or "refused:LINE:STATUS" (the log's line of a valid call the
- * plugin refused, *upto; else -1). */
-static int parse_how(const char *how, struct crash_end *e, long long *upto)
+ * plugin refused, *upto; else -1), then "@RULE", the rule the failure is
+ * charged to (*owner). */
+static int parse_how(const char *how, struct crash_end *e, long long *upto, nc_rule *owner)
 {
   e->at = -1;
   e->code = 0;
   *upto = -1;
-  if (strcmp(how, "hang") == 0)
+  const char *at = strchr(how, '@');
+  int rule = at ? nc_rule_parse(at + 1) : -1;
+  if (rule < 0)
+    return -1;
+  *owner = (nc_rule)rule;
+  if (strncmp(how, "hang@", 5) == 0)
     e->how = CR_HANG;
   else if (sscanf(how, "signal:%d", &e->code) == 1)
     e->how = CR_SIGNAL;
@@ -165,8 +171,8 @@ static struct crash_call *compact(const crash_log *l, const struct crash_call *c
 
 /* Writes the reproducer; its name, or "" when it could not be. */
 static void write_repro(nc_case *c, const crash_log *l, const struct crash_call *calls, size_t n,
-                        const struct crash_end *want, const char *seen, char *name,
-                        size_t namelen)
+                        const struct crash_end *want, nc_rule owner, const char *seen,
+                        char *name, size_t namelen)
 {
   unsigned char *data;
   size_t len;
@@ -179,8 +185,10 @@ static void write_repro(nc_case *c, const crash_log *l, const struct crash_call 
   }
   const char *mark = strstr(runtime, "/* @DATA@ */");
   nc_strbuf b = {0};
-  nc_strbuf_printf(&b, "/* The reproducer of %s's crash (nve-conform, seed %llu). */\n",
-                   nc_rule_text(c->rule), (unsigned long long)c->cfg->seed);
+  const char *kind = want->how == CR_REFUSED ? "refused" : "crash";
+  nc_strbuf_printf(&b, "/* The reproducer of %s's %s call (nve-conform, seed %llu). */\n",
+                   nc_rule_text(owner), want->how == CR_REFUSED ? "refused" : "crashing",
+                   (unsigned long long)c->cfg->seed);
   nc_strbuf_printf(&b, "%.*s", (int)(mark - runtime), runtime);
   nc_strbuf_puts(&b, "static const char *const crash_plugin_default = ");
   nc_strbuf_put_c(&b, c->cfg->plugin_path);
@@ -198,9 +206,13 @@ static void write_repro(nc_case *c, const crash_log *l, const struct crash_call 
   nc_strbuf_printf(&b, "%s\n};\n", len ? "" : "0");
   nc_strbuf_puts(&b, mark + strlen("/* @DATA@ */"));
   /* Not repro-RULE.c: the case may have written that for a failure its
-   * explorer found before the process ended. */
-  snprintf(name, namelen, "repro-%s-%s.c", nc_rule_text(c->rule),
-           want->how == CR_REFUSED ? "refused" : "crash");
+   * explorer found before. Where the failure is charged to another rule,
+   * the case's own name follows, as the explorer's reproducers do. */
+  if (owner == c->rule)
+    snprintf(name, namelen, "repro-%s-%s.c", nc_rule_text(owner), kind);
+  else
+    snprintf(name, namelen, "repro-%s-from-%s-%s.c", nc_rule_text(owner),
+             nc_rule_text(c->rule), kind);
   if (b.failed || !b.data ||
       nc_repro_save(c->cfg->cache_dir, c->cfg->cache_secret, name, b.data, b.len) != 0)
     name[0] = '\0';
@@ -299,7 +311,8 @@ void nc_crash_repro(nc_case *c, const char *how)
   const char *why = NULL;
   shrinker s = {c, &l, NULL, NULL, 0, {0, 0, -1}, 0, nc_now() + 60};
   long long upto;
-  if (parse_how(how, &s.want, &upto) != 0) {
+  nc_rule owner;
+  if (parse_how(how, &s.want, &upto, &owner) != 0) {
     nc_harness_error(c, "the crash replay was started with '%s'", how);
     return;
   }
@@ -329,7 +342,7 @@ void nc_crash_repro(nc_case *c, const char *how)
              "rows, or a call the log does not hold)", l.n, got, seen);
     none(c, text);
   } else {
-    write_repro(c, &l, s.kept, s.len, &s.want, seen, name, sizeof(name));
+    write_repro(c, &l, s.kept, s.len, &s.want, owner, seen, name, sizeof(name));
     if (name[0])
       nc_note(c, "C reproducer", "a program that fails while the defect persists",
               "%s in the --repro directory: cc -std=c11 -I INCLUDEDIR %s -ldl; ./a.out "

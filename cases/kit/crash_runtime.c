@@ -12,8 +12,9 @@
  * signal, the same exit status, no return within crash_timeout_s, or, for
  * a valid call the plugin refused, a failure status, in the last call), 0
  * once every call returns (the last with NVE_SUCCESS), 3 when it ends
- * otherwise (inconclusive), 2 when the plugin cannot be loaded or no child
- * can be made.
+ * otherwise or its last call cannot be made (inconclusive), 2 when the
+ * plugin cannot be loaded or no child (or no memory for its calls) can be
+ * made.
  *
  * The calls are the case's own: the same keys, strides, sizes, dtypes and
  * NULL outputs, each table from the same config text. What differs is
@@ -53,7 +54,11 @@ struct crash_call {
 
 /* How the child ended: every call returned (the last one with success,
  * or refused with a failure status), or not. */
-enum { CR_RETURNED, CR_SIGNAL, CR_EXIT, CR_HANG, CR_REFUSED, CR_UNLOADABLE, CR_NOT_RUN };
+enum {
+  CR_RETURNED, CR_SIGNAL, CR_EXIT, CR_HANG, CR_REFUSED,
+  CR_UNMADE, /* every call returned, but the last could not be made (no factory or table) */
+  CR_UNLOADABLE, CR_NOT_RUN
+};
 struct crash_end {
   int how, code; /* code: the signal, the exit status, or the status refused with */
   int64_t at;    /* the call it was in */
@@ -158,6 +163,7 @@ struct cr_shared {
    * memory for a call's buffers */
   volatile int state;
   volatile int status; /* what the latest table call returned */
+  volatile int made;   /* whether the latest call was made (its factory or table was there) */
 };
 static struct cr_shared *cr_shared_page;
 
@@ -254,6 +260,7 @@ static int cr_replay(const char *path, const struct crash_call *calls, size_t n,
     const struct crash_call *c = &calls[i];
     sh->at = (int64_t)i;
     sh->status = NVE_SUCCESS;
+    sh->made = 1;
     char *text = c->op == CR_CREATE || c->op == CR_PRODUCE ? cr_text(c, data) : NULL;
     const char *err = NULL;
     switch (c->op) {
@@ -262,25 +269,29 @@ static int cr_replay(const char *path, const struct crash_call *calls, size_t n,
         current = c->handle;
       break;
     case CR_DROP_FACTORY:
-      if (factories[c->handle].ops) {
+      sh->made = factories[c->handle].ops != NULL;
+      if (sh->made) {
         factories[c->handle].ops->destroy(factories[c->handle].self);
         memset(&factories[c->handle], 0, sizeof(factories[c->handle]));
       }
       break;
     case CR_PRODUCE:
-      if (current >= 0 && factories[current].ops &&
-          factories[current].ops->produce(factories[current].self, c->n, text,
-                                          &tables[c->handle]) != NVE_SUCCESS)
+      sh->made = current >= 0 && factories[current].ops;
+      if (sh->made && (sh->status = factories[current].ops->produce(
+                           factories[current].self, c->n, text, &tables[c->handle])) !=
+                          NVE_SUCCESS)
         memset(&tables[c->handle], 0, sizeof(tables[c->handle]));
       break;
     case CR_DESTROY:
-      if (tables[c->handle].ops) {
+      sh->made = tables[c->handle].ops != NULL;
+      if (sh->made) {
         tables[c->handle].ops->destroy(tables[c->handle].self);
         memset(&tables[c->handle], 0, sizeof(tables[c->handle]));
       }
       break;
     default:
-      if (tables[c->handle].ops)
+      sh->made = tables[c->handle].ops != NULL;
+      if (sh->made)
         sh->status = cr_table_call(&tables[c->handle], c, data);
     }
     free(text);
@@ -302,6 +313,8 @@ static void cr_ended(int ws, const struct cr_shared *sh, struct crash_end *end)
   if (WIFSIGNALED(ws)) {
     end->how = CR_SIGNAL;
     end->code = WTERMSIG(ws);
+  } else if (sh->state == 1 && !sh->made) {
+    end->how = CR_UNMADE;
   } else if (sh->state == 1 && sh->status != NVE_SUCCESS) {
     end->how = CR_REFUSED; /* in the last call (cr_run) */
     end->code = sh->status;
@@ -387,7 +400,8 @@ static void cr_run(const char *path, const struct crash_call *calls, size_t n,
     end->at = sh->at >= 0 && sh->at < (int64_t)n ? sh->at : -1;
     if (end->how == CR_REFUSED)
       end->at = (int64_t)n - 1;
-    if (end->how == CR_RETURNED || end->how == CR_UNLOADABLE || end->how == CR_NOT_RUN)
+    if (end->how == CR_RETURNED || end->how == CR_UNMADE || end->how == CR_UNLOADABLE ||
+        end->how == CR_NOT_RUN)
       end->at = -1;
   }
   sigaction(SIGCHLD, &was, NULL);
@@ -418,8 +432,12 @@ static void cr_describe(const struct crash_end *e, const struct crash_call *call
              n, op, keys, e->code);
     break;
   case CR_RETURNED: snprintf(out, len, "all %zu calls returned", n); break;
+  case CR_UNMADE:
+    snprintf(out, len, "the last call could not be made: its factory or table was not made "
+             "(the plugin refused a config?)");
+    break;
   case CR_UNLOADABLE: snprintf(out, len, "the plugin did not load"); break;
-  default: snprintf(out, len, "no child process could be made"); break;
+  default: snprintf(out, len, "no child process, or no memory for its calls"); break;
   }
 }
 

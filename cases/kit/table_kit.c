@@ -640,7 +640,7 @@ static int after_modify(nc_tk *k, const char *call, nve_status_t s, int may_fail
   k->failed_line = nc_call_log_last_line();
   k->failed_status = s;
   if (!may_fail) {
-    nc_tk_note_refused(k, nc_op_owner(call));
+    nc_tk_note_refused(k, nc_op_owner(call), k->failed_line, s);
     char msg[256];
     nc_tk_mismatch(k, nc_op_owner(call), call, "NVE_SUCCESS for a valid call", "status %d (%s)",
                    (int)s, status_text(k, msg, sizeof(msg)));
@@ -1064,7 +1064,9 @@ static void find_failed(nc_tk *k, const char *call, nve_status_t s, int64_t n,
   k->proving = proven;
   k->failed_line = line;
   k->failed_status = s;
-  nc_tk_note_refused(k, owner);
+  /* Keys resolved on entry are not in the log: a replay finds them all. */
+  if (owner != NC_RULE_TBL_03)
+    nc_tk_note_refused(k, owner, line, s);
   nc_tk_mismatch(k, owner, call, "NVE_SUCCESS for a valid call", "status %d (%s)", (int)s, msg);
   k->proving = 0;
 }
@@ -1156,16 +1158,15 @@ out:
   return hits;
 }
 
-void nc_tk_note_refused(const nc_tk *k, nc_rule owner)
+void nc_tk_note_refused(const nc_tk *k, nc_rule owner, long long line, nve_status_t status)
 {
   static int noted;
-  if (noted || k->quiet || k->in_control || owner != k->c->rule || k->failed_line < 0 ||
-      !nc_call_log_crash())
+  if (noted || k->quiet || k->in_control || line < 0 || !nc_call_log_crash())
     return;
   noted = 1;
-  char line[24], status[16];
-  snprintf(line, sizeof(line), "%lld", k->failed_line);
-  snprintf(status, sizeof(status), "%d", (int)k->failed_status);
-  const char *f[] = {line, status};
-  nc_trace_record(NC_TAG_REFUSED_CALL, 2, f);
+  char at[24], code[16];
+  snprintf(at, sizeof(at), "%lld", line);
+  snprintf(code, sizeof(code), "%d", (int)status);
+  const char *f[] = {at, code, nc_rule_text(owner)};
+  nc_trace_record(NC_TAG_REFUSED_CALL, 3, f);
 }

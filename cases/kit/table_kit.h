@@ -153,10 +153,11 @@ typedef struct nc_find_opts {
 int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts *opts,
                    unsigned char *hits_out);
 
-/* A valid call of k's that the plugin refused (the latest failed op) is
- * a defect of owner's: with --repro, where that is the case's own rule,
- * the runner replays the calls up to it (cases/kit/crash_repro.h). The
- * first one of the process counts; a control's or a quiet replay's none. */
-void nc_tk_note_refused(const nc_tk *k, nc_rule owner);
+/* A valid call of k's that the plugin refused with status, on the crash
+ * log's line (nc_call_log_last_line right after it), is a defect of
+ * owner's: with --repro the runner replays the calls up to it
+ * (cases/kit/crash_repro.h). The first one of the process counts; a
+ * control's or a quiet replay's none. */
+void nc_tk_note_refused(const nc_tk *k, nc_rule owner, long long line, nve_status_t status);
 
 #endif

@@ -122,6 +122,7 @@ static long long log_keys(const void *keys, int64_t n, int key_size)
 static void log_line(const char *op, const void *table, int64_t n, const void *keys, int key_size,
                      int64_t stride, int64_t size, int dtype, const char *more)
 {
+  thread_last_line = -1; /* until this call's line is written */
   if (!nc_call_log_on() || atomic_load(&crash_full))
     return;
   long long at = log_keys(keys, n, key_size);

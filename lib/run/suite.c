@@ -400,34 +400,40 @@ static int logged_call(const char *phase)
   return 0;
 }
 
+/* How a case ended that the crash replay can reproduce, as it takes it:
+ * "signal:N", "exit:N", "hang" (plugin code ended the process inside a
+ * call the log holds) or "refused:LINE:STATUS" (the case's own rule or
+ * another was charged with a valid call the plugin refused), then
+ * "@RULE", the rule the failure is charged to. 0, or -1 for an end it
+ * cannot replay. */
 static int crash_how(const nc_child_result *cr, nc_rule rule, char *how, size_t len)
 {
   const nc_record *refused = nc_child_last(cr, NC_TAG_REFUSED_CALL);
   const nc_record *crash = nc_child_last(cr, "CRASH");
-  /* A crash in a call another rule owns is that rule's failure (verdict.c,
-   * take_crash): its own case writes the reproducer. */
+  /* A crash in a call another rule owns is charged to it (verdict.c,
+   * take_crash). */
   int owner = crash && crash->nfields >= 4 && crash->fields[1][0]
                   ? nc_rule_parse(crash->fields[3]) : -1;
-  if (owner >= 0 && owner != (int)rule)
-    return -2;
-  if (cr->ended && refused && refused->nfields >= 2) { /* a valid call refused */
+  const char *charged = nc_rule_text(owner >= 0 ? (nc_rule)owner : rule);
+  if (cr->ended && refused && refused->nfields >= 3) { /* a valid call refused */
     char *end;
     long long line = strtoll(refused->fields[0], &end, 10);
-    if (*end || line < 0)
+    int to = nc_rule_parse(refused->fields[2]);
+    if (*end || line < 0 || to < 0)
       return -1;
-    snprintf(how, len, "refused:%lld:%d", line, atoi(refused->fields[1]));
-    return 0;
-  }
-  if (cr->ended || cr->flooded || !logged_call(cr->phase))
+    snprintf(how, len, "refused:%lld:%d@%s", line, atoi(refused->fields[1]),
+             nc_rule_text((nc_rule)to));
+  } else if (cr->ended || cr->flooded || !logged_call(cr->phase)) {
     return -1; /* only these calls are in the crash log */
-  if (cr->timed_out)
-    snprintf(how, len, "hang");
-  else if (cr->signo)
-    snprintf(how, len, "signal:%d", cr->signo);
-  else if (cr->exit_code >= 0 && cr->exit_code != NC_CHILD_EXIT_CHANNEL_LOST)
-    snprintf(how, len, "exit:%d", cr->exit_code);
-  else
+  } else if (cr->timed_out) {
+    snprintf(how, len, "hang@%s", charged);
+  } else if (cr->signo) {
+    snprintf(how, len, "signal:%d@%s", cr->signo, charged);
+  } else if (cr->exit_code >= 0 && cr->exit_code != NC_CHILD_EXIT_CHANNEL_LOST) {
+    snprintf(how, len, "exit:%d@%s", cr->exit_code, charged);
+  } else {
     return -1;
+  }
   return 0;
 }
 
@@ -438,7 +444,7 @@ static int crash_how(const nc_child_result *cr, nc_rule rule, char *how, size_t 
 static void crash_replay(const run_state *rs, case_job *job)
 {
   const nc_config *cfg = rs->cfg;
-  char how[32];
+  char how[48];
   if (!cfg->repro || cfg->no_fork || cfg->sanitize || job->probe || job->rc != 0 ||
       nc_run_interrupted() || crash_how(&job->cr, job->rule, how, sizeof(how)) != 0 ||
       !(job->replay = calloc(1, sizeof(*job->replay))))
@@ -506,12 +512,8 @@ static void take_crash_notes(const run_state *rs, case_job *job, nc_result *res)
   if (replay && failed) {
     merge_replay_notes(rs, replay, res);
   } else if (rs->cfg->repro && !job->cr.ended && failed) {
-    char how[32], *where = nc_sanitized(job->cr.phase[0] ? job->cr.phase : "in no callback");
-    int replayable = crash_how(&job->cr, job->rule, how, sizeof(how));
-    if (replayable == -2)
-      note_none(res, "none: it ended in a call another rule owns (%s), whose case writes the "
-                     "reproducer", where);
-    else if (replayable == -1)
+    char how[48], *where = nc_sanitized(job->cr.phase[0] ? job->cr.phase : "in no callback");
+    if (crash_how(&job->cr, job->rule, how, sizeof(how)) != 0)
       note_none(res, "none: plugin code ended the process outside the table calls the log "
                      "holds (%s)", where);
     else
