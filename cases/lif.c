@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "call_log.h"
 #include "cases.h"
 #include "common.h"
 #include "explore.h"
@@ -61,6 +62,8 @@ static int second_table(nc_case *c, const nve_ext_table_factory_t *f, nc_tk *k)
 {
   nve_ext_table_t t = {0};
   nve_status_t s = nc_call_produce(f, 2, c->cfg->table_config, &t);
+  if (s != NVE_SUCCESS)
+    nc_note_refused_call(NC_RULE_LIF_02, nc_call_log_last_line(), s);
   if (s != NVE_SUCCESS || !nc_handle_usable(t.self, t.ops, sizeof(nve_ext_table_ops_t),
                                             NC_TABLE_OPS_FNS)) {
     nc_fail(c, "produce (a second table)", "a second usable table", "status %d", (int)s);

@@ -412,25 +412,21 @@ static void cr_run(const char *path, const struct crash_call *calls, size_t n,
 static void cr_describe(const struct crash_end *e, const struct crash_call *calls, size_t n,
                         char *out, size_t len)
 {
-  const char *op = e->at >= 0 && (size_t)e->at < n ? crash_op_names[calls[e->at].op] : "the replay";
-  long long keys = e->at >= 0 && (size_t)e->at < n ? (long long)calls[e->at].n : 0;
+  char call[160] = "the replay";
+  if (e->at >= 0 && (size_t)e->at < n) {
+    const struct crash_call *c = &calls[e->at];
+    snprintf(call, sizeof(call), "call %lld of %zu, %s (%s=%lld)", (long long)e->at + 1, n,
+             crash_op_names[c->op], c->op == CR_PRODUCE ? "table_id" : "n", (long long)c->n);
+  }
   switch (e->how) {
   case CR_SIGNAL:
-    snprintf(out, len, "call %lld of %zu, %s (n=%lld), crashed with signal %d (%s)",
-             (long long)e->at + 1, n, op, keys, e->code, strsignal(e->code));
+    snprintf(out, len, "%s, crashed with signal %d (%s)", call, e->code, strsignal(e->code));
     break;
   case CR_EXIT:
-    snprintf(out, len, "call %lld of %zu, %s (n=%lld), ended the process with exit status %d",
-             (long long)e->at + 1, n, op, keys, e->code);
+    snprintf(out, len, "%s, ended the process with exit status %d", call, e->code);
     break;
-  case CR_HANG:
-    snprintf(out, len, "call %lld of %zu, %s (n=%lld), did not return", (long long)e->at + 1, n,
-             op, keys);
-    break;
-  case CR_REFUSED:
-    snprintf(out, len, "call %lld of %zu, %s (n=%lld), returned status %d", (long long)e->at + 1,
-             n, op, keys, e->code);
-    break;
+  case CR_HANG: snprintf(out, len, "%s, did not return", call); break;
+  case CR_REFUSED: snprintf(out, len, "%s, returned status %d", call, e->code); break;
   case CR_RETURNED: snprintf(out, len, "all %zu calls returned", n); break;
   case CR_UNMADE:
     snprintf(out, len, "the last call could not be made: its factory or table was not made "

@@ -1158,10 +1158,10 @@ out:
   return hits;
 }
 
-void nc_tk_note_refused(const nc_tk *k, nc_rule owner, long long line, nve_status_t status)
+void nc_note_refused_call(nc_rule owner, long long line, nve_status_t status)
 {
   static int noted;
-  if (noted || k->quiet || k->in_control || line < 0 || !nc_call_log_crash())
+  if (noted || line < 0 || !nc_call_log_crash())
     return;
   noted = 1;
   char at[24], code[16];
@@ -1169,4 +1169,10 @@ void nc_tk_note_refused(const nc_tk *k, nc_rule owner, long long line, nve_statu
   snprintf(code, sizeof(code), "%d", (int)status);
   const char *f[] = {at, code, nc_rule_text(owner)};
   nc_trace_record(NC_TAG_REFUSED_CALL, 3, f);
+}
+
+void nc_tk_note_refused(const nc_tk *k, nc_rule owner, long long line, nve_status_t status)
+{
+  if (!k->quiet && !k->in_control)
+    nc_note_refused_call(owner, line, status);
 }

@@ -159,5 +159,7 @@ int64_t nc_tk_find(nc_tk *k, int64_t n, const int64_t *keys, const nc_find_opts 
  * (cases/kit/crash_repro.h). The first one of the process counts; a
  * control's or a quiet replay's none. */
 void nc_tk_note_refused(const nc_tk *k, nc_rule owner, long long line, nve_status_t status);
+/* The same for a call outside a table kit (a produce). */
+void nc_note_refused_call(nc_rule owner, long long line, nve_status_t status);
 
 #endif
