@@ -205,6 +205,7 @@ static int accumulate_round(nc_tk *k, const int64_t *keys, int64_t n, int dtype,
   /* Fresh rows first: a failed accumulate may have left any bytes. */
   if (nc_tk_insert(k, n / 2, keys, 0, tag, 0) != NVE_SUCCESS)
     return -1;
+  k->failed_line = -1; /* an accumulate refused before it reached the plugin has none */
   *s = nc_tk_accumulate(k, n, keys, (nve_data_type_t)dtype, *size, tag + 1, 1);
   /* float32 into a float32 table must succeed (the caller fails it): the
    * refused call is this one, not the find after it. */

@@ -3,10 +3,13 @@
 #define _GNU_SOURCE
 #include "crash_log.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void nc_crash_log_free(crash_log *l)
 {
@@ -60,6 +63,13 @@ static int takes_keys(int op) { return op >= CR_FIND && op <= CR_ERASE && op != 
  * (a log plugin code may have written to). */
 static int place(crash_log *l, const char *line, struct crash_call *c)
 {
+  /* A call's buffers must stay what a case could have made: no more keys
+   * than 2^31, no row wider than 2^31 bytes, 2^40 bytes of rows at most. */
+  const int64_t most = (int64_t)1 << 31;
+  int64_t width = c->stride > c->size ? c->stride : c->size;
+  if (c->n > most || c->stride < 0 || c->size < 0 || width > most ||
+      (c->n > 0 && width > ((int64_t)1 << 40) / c->n))
+    return -1;
   long long at = -1, len = 0;
   const char *config = strstr(line, " config=");
   if (c->op == CR_CREATE || c->op == CR_PRODUCE) {
@@ -100,6 +110,7 @@ static int parse_line(crash_log *l, const char *line, struct crash_call *c)
   c->dtype = dtype;
   c->nulls = (int)field(line, " nulls=", 0) & (CR_NULL_MASK | CR_NULL_VALUES | CR_NULL_SIZES);
   c->key_size = (int)field(line, " ks=", 0);
+  c->status = c->op == CR_CREATE || c->op == CR_PRODUCE ? (int)field(line, " status=", 0) : 0;
   if (place(l, line, c) != 0)
     return -1;
   if (c->op == CR_CREATE)
@@ -117,11 +128,18 @@ static int parse_line(crash_log *l, const char *line, struct crash_call *c)
 
 static unsigned char *read_whole(const char *path, size_t *len)
 {
-  FILE *f = fopen(path, "rb");
+  /* Plugin code could write where the log is: a link or a FIFO there is
+   * not the log. */
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
   unsigned char *buf = NULL;
   *len = 0;
-  if (!f)
+  if (!f) {
+    if (fd >= 0)
+      close(fd);
     return NULL;
+  }
   size_t cap = 0;
   for (;;) {
     if (*len + 65536 > cap) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "crash_log.h"
@@ -134,10 +135,10 @@ static void emit_calls(nc_strbuf *b, const struct crash_call *calls, size_t n)
   nc_strbuf_puts(b, "static const struct crash_call crash_calls[] = {\n");
   for (size_t i = 0; i < n; i++) {
     const struct crash_call *c = &calls[i];
-    nc_strbuf_printf(b, "    {%s, %d, %d, %d, %d, %lld, %lld, %lld, %lld, %lld},\n", ids[c->op],
-                     c->handle, c->key_size, c->nulls, c->dtype, (long long)c->n,
-                     (long long)c->stride, (long long)c->size, (long long)c->at,
-                     (long long)c->len);
+    nc_strbuf_printf(b, "    {%s, %d, %d, %d, %d, %d, %lld, %lld, %lld, %lld, %lld},\n",
+                     ids[c->op], c->handle, c->key_size, c->nulls, c->dtype, c->status,
+                     (long long)c->n, (long long)c->stride, (long long)c->size,
+                     (long long)c->at, (long long)c->len);
   }
   nc_strbuf_printf(b, "};\nstatic const size_t crash_ncalls = %zu;\n", n);
 }
@@ -146,10 +147,13 @@ static void emit_calls(nc_strbuf *b, const struct crash_call *calls, size_t n)
 static struct crash_call *compact(const crash_log *l, const struct crash_call *calls, size_t n,
                                   unsigned char **data, size_t *len)
 {
-  struct crash_call *out = malloc((n ? n : 1) * sizeof(*out));
   *len = 0;
+  *data = NULL;
   for (size_t i = 0; i < n; i++)
     *len += calls[i].at >= 0 ? (size_t)calls[i].len : 0;
+  if (*len > DATA_MAX)
+    return NULL;
+  struct crash_call *out = malloc((n ? n : 1) * sizeof(*out));
   *data = malloc(*len ? *len : 1);
   if (!out || !*data) {
     free(out);
@@ -199,6 +203,18 @@ static void write_repro(nc_case *c, const crash_log *l, const struct crash_call 
   nc_strbuf_printf(&b, ";\nstatic const double crash_timeout_s = %g;\n", case_timeout(c));
   nc_strbuf_printf(&b, "static const struct crash_end crash_want = {%s, %d, -1};\n",
                    hows[want->how], want->code);
+  /* This process's limits are the case's (nc_contain_case): the
+   * program's child takes them, where they are lower than its own. */
+  static const int which[] = {RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NPROC};
+  nc_strbuf_puts(&b, "/* RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NPROC (0: none) */\n"
+                     "static const unsigned long long crash_limits[3] = {");
+  for (int i = 0; i < 3; i++) {
+    struct rlimit r;
+    unsigned long long v = getrlimit(which[i], &r) == 0 && r.rlim_cur != RLIM_INFINITY
+                               ? (unsigned long long)r.rlim_cur : 0;
+    nc_strbuf_printf(&b, "%s%lluull", i ? ", " : "", v);
+  }
+  nc_strbuf_puts(&b, "};\n");
   emit_calls(&b, out, n);
   nc_strbuf_puts(&b, "static const unsigned char crash_data[] = {");
   for (size_t i = 0; i < len; i++)

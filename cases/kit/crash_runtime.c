@@ -25,12 +25,14 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +50,7 @@ enum { CR_NULL_MASK = 1, CR_NULL_VALUES = 2, CR_NULL_SIZES = 4 };
 struct crash_call {
   int op, handle; /* the factory's or the table's number */
   int key_size, nulls, dtype;
+  int status; /* create, produce: what the plugin returned to the case */
   int64_t n, stride, size;
   int64_t at, len; /* its keys, or its config text, in the data (at < 0: none) */
 };
@@ -164,6 +167,10 @@ struct cr_shared {
   volatile int state;
   volatile int status; /* what the latest table call returned */
   volatile int made;   /* whether the latest call was made (its factory or table was there) */
+  /* A call before the last that went otherwise than in the case: not made
+   * (no factory or table), or a creation or produce that succeeded where
+   * the case's failed, or failed where it succeeded. */
+  volatile int diverged;
 };
 static struct cr_shared *cr_shared_page;
 
@@ -195,7 +202,13 @@ static nve_status_t cr_table_call(const nve_ext_table_t *t, const struct crash_c
   nve_status_t st;
   int64_t n = c->n > 0 ? c->n : 0;
   int64_t width = c->stride > c->size ? c->stride : c->size;
-  size_t row_bytes = (size_t)n * (size_t)(width > 0 ? width : 0) + 64;
+  if (width < 0)
+    width = 0;
+  if (n > ((int64_t)1 << 40) / (width + 8)) { /* more than a log holds: a tampered one */
+    cr_shared_page->state = 3;
+    _exit(0);
+  }
+  size_t row_bytes = (size_t)n * (size_t)width + 64;
   void *keys = calloc(1, (size_t)n * 8 + 8), *values = malloc(row_bytes);
   uint64_t *mask = calloc((size_t)n / 64 + 2, 8);
   int64_t *sizes = calloc((size_t)n + 1, 8), counter = 0;
@@ -265,8 +278,11 @@ static int cr_replay(const char *path, const struct crash_call *calls, size_t n,
     const char *err = NULL;
     switch (c->op) {
     case CR_CREATE:
-      if (create(text, &factories[c->handle], &err) == NVE_SUCCESS && factories[c->handle].ops)
+      sh->status = create(text, &factories[c->handle], &err);
+      if (sh->status == NVE_SUCCESS && factories[c->handle].ops)
         current = c->handle;
+      else /* no handle to destroy later */
+        memset(&factories[c->handle], 0, sizeof(factories[c->handle]));
       break;
     case CR_DROP_FACTORY:
       sh->made = factories[c->handle].ops != NULL;
@@ -295,6 +311,11 @@ static int cr_replay(const char *path, const struct crash_call *calls, size_t n,
         sh->status = cr_table_call(&tables[c->handle], c, data);
     }
     free(text);
+    int made_alike = sh->made && (c->op != CR_CREATE && c->op != CR_PRODUCE
+                                      ? 1
+                                      : (sh->status == NVE_SUCCESS) == (c->status == NVE_SUCCESS));
+    if (i + 1 < n && !made_alike)
+      sh->diverged = 1;
   }
   sh->at = (int64_t)n;
   return 0;
@@ -313,7 +334,7 @@ static void cr_ended(int ws, const struct cr_shared *sh, struct crash_end *end)
   if (WIFSIGNALED(ws)) {
     end->how = CR_SIGNAL;
     end->code = WTERMSIG(ws);
-  } else if (sh->state == 1 && !sh->made) {
+  } else if (sh->state == 1 && (!sh->made || sh->diverged)) {
     end->how = CR_UNMADE;
   } else if (sh->state == 1 && sh->status != NVE_SUCCESS) {
     end->how = CR_REFUSED; /* in the last call (cr_run) */
@@ -329,6 +350,27 @@ static void cr_ended(int ws, const struct cr_shared *sh, struct crash_end *end)
     end->code = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
   }
 }
+
+#ifndef CRASH_LIBRARY
+/* The child's limits and allocator as the case's process had them
+ * (nve-conform's replays inherit them): a crash that needs an allocation
+ * to fail needs the same bound on memory. */
+static void cr_as_the_case_was(void)
+{
+  static const int which[] = {RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NPROC};
+  for (int i = 0; i < 3; i++) {
+    struct rlimit r;
+    if (crash_limits[i] > 0 && getrlimit(which[i], &r) == 0 &&
+        (r.rlim_cur == RLIM_INFINITY || (unsigned long long)r.rlim_cur > crash_limits[i])) {
+      r.rlim_cur = (rlim_t)crash_limits[i];
+      setrlimit(which[i], &r);
+    }
+  }
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  mallopt(M_ARENA_MAX, 1);
+}
+#endif
 
 /* Makes the calls in a child of a process group of its own, and says how
  * it ended. A call that makes no progress for timeout_s seconds hangs. The
@@ -360,6 +402,9 @@ static void cr_run(const char *path, const struct crash_call *calls, size_t n,
       signal(crashes[i], SIG_DFL);
 #ifdef CRASH_CHILD_HOOK
     CRASH_CHILD_HOOK();
+#endif
+#ifndef CRASH_LIBRARY
+    cr_as_the_case_was();
 #endif
     cr_shared_page = sh;
     int rc = cr_replay(path, calls, n, data, sh);
@@ -429,8 +474,8 @@ static void cr_describe(const struct crash_end *e, const struct crash_call *call
   case CR_REFUSED: snprintf(out, len, "%s, returned status %d", call, e->code); break;
   case CR_RETURNED: snprintf(out, len, "all %zu calls returned", n); break;
   case CR_UNMADE:
-    snprintf(out, len, "the last call could not be made: its factory or table was not made "
-             "(the plugin refused a config?)");
+    snprintf(out, len, "the calls went otherwise than the case's: a factory or table was not "
+             "made as it was there, or a call could not be made for want of one");
     break;
   case CR_UNLOADABLE: snprintf(out, len, "the plugin did not load"); break;
   default: snprintf(out, len, "no child process, or no memory for its calls"); break;

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1160,10 +1161,9 @@ out:
 
 void nc_note_refused_call(nc_rule owner, long long line, nve_status_t status)
 {
-  static int noted;
-  if (noted || line < 0 || !nc_call_log_crash())
+  static atomic_int noted;
+  if (line < 0 || !nc_call_log_crash() || atomic_exchange(&noted, 1))
     return;
-  noted = 1;
   char at[24], code[16];
   snprintf(at, sizeof(at), "%lld", line);
   snprintf(code, sizeof(code), "%d", (int)status);

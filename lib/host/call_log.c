@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +23,11 @@ static pthread_once_t log_once = PTHREAD_ONCE_INIT;
  * cut at NC_CALL_LOG_CRASH_MAX. */
 static char crash_path[4096];
 static _Atomic int crash_full;
+/* Bytes each of its files may hold: NC_CALL_LOG_CRASH_MAX, or less under
+ * the case's RLIMIT_FSIZE (a write past it would end the process with
+ * SIGXFSZ, a failure the plugin never caused). */
+static long long crash_cap = NC_CALL_LOG_CRASH_MAX;
+static long long text_at; /* bytes in the crash log's text so far */
 /* A crash log's lines in file order, and the last this thread wrote. */
 static long long lines_logged;
 static pthread_mutex_t line_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -73,6 +79,10 @@ int nc_call_log_crash_open(const char *path)
   if (!path || strlen(path) >= sizeof(crash_path) - 8)
     return -1;
   snprintf(crash_path, sizeof(crash_path), "%s", path);
+  struct rlimit fsize;
+  if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+      (long long)(fsize.rlim_cur / 2) < crash_cap)
+    crash_cap = (long long)(fsize.rlim_cur / 2);
   if (!nc_call_log_on())
     return -1;
   pthread_atfork(NULL, NULL, forked);
@@ -81,18 +91,23 @@ int nc_call_log_crash_open(const char *path)
 
 int nc_call_log_crash(void) { return crash_path[0] && nc_call_log_on(); }
 
+/* The crash log stops here, and says so: a reader must not take its last
+ * line for the call the process ended in. */
+static void cut(void)
+{
+  if (!atomic_exchange(&crash_full, 1)) {
+    ssize_t w = write(log_fd, "cut\n", 4);
+    (void)w; /* nothing more to do where the log cannot be written */
+  }
+}
+
 /* Appends len bytes to this process's keys file; their offset, or -1. */
 static long long log_blob(const void *keys, size_t len)
 {
   long long at = -1;
   pthread_mutex_lock(&keys_lock);
-  if (crash_path[0] && keys_at + (long long)len > NC_CALL_LOG_CRASH_MAX) {
-    /* The log stops here, and says so: a reader must not take its last
-     * line for the call the process ended in. */
-    if (!atomic_exchange(&crash_full, 1)) {
-      ssize_t w = write(log_fd, "cut\n", 4);
-      (void)w; /* nothing more to do where the log cannot be written */
-    }
+  if (crash_path[0] && keys_at + (long long)len > crash_cap) {
+    cut();
     pthread_mutex_unlock(&keys_lock);
     return -1;
   }
@@ -138,8 +153,11 @@ static void log_line(const char *op, const void *table, int64_t n, const void *k
     return;
   if (crash_path[0]) { /* numbered in the order they land */
     pthread_mutex_lock(&line_lock);
-    if (write(log_fd, line, (size_t)len) == (ssize_t)len)
+    if (text_at + len + 4 > crash_cap)
+      cut();
+    else if (write(log_fd, line, (size_t)len) == (ssize_t)len)
       thread_last_line = lines_logged++;
+    text_at += len;
     pthread_mutex_unlock(&line_lock);
     return;
   }

@@ -34,12 +34,13 @@ void nc_call_log_config(const char *op, const void *table, int64_t id, const cha
 /* Whether the log is on. */
 int nc_call_log_on(void);
 
-/* The crash log (--repro): this case process's own calls, each written
- * before it is made, to path and its keys to path.keys (proc=0), so that
+/* The crash log (--repro): this case process's own calls, each table call
+ * written before it is made (a factory creation or produce after it), to
+ * path and its keys to path.keys (proc=0), so that
  * when plugin code ends the process inside a call the log holds the calls
  * up to that one (cases/kit/crash_repro.h replays them). At most
- * NC_CALL_LOG_CRASH_MAX bytes of keys; past that the log stops, with a
- * line "cut". Must be
+ * NC_CALL_LOG_CRASH_MAX bytes in each file (half RLIMIT_FSIZE, where that
+ * is less); past that the log stops, with a line "cut". Must be
  * called before anything asks whether the log is on; the environment's
  * log is then not written. 0, or -1 when the files cannot be made. */
 #define NC_CALL_LOG_CRASH_MAX (256ll << 20)

@@ -445,14 +445,22 @@ static void crash_replay(const run_state *rs, case_job *job)
 {
   const nc_config *cfg = rs->cfg;
   char how[48];
-  if (!cfg->repro || cfg->no_fork || cfg->sanitize || job->probe || job->rc != 0 ||
-      nc_run_interrupted() || crash_how(&job->cr, job->rule, how, sizeof(how)) != 0 ||
-      !(job->replay = calloc(1, sizeof(*job->replay))))
+  if (!cfg->repro || cfg->no_fork)
     return;
-  job->replay->rule = job->rule;
-  job->replay->crash_how = how;
-  spawn_case_now(rs, job->replay);
-  job->replay->crash_how = NULL;
+  if (!cfg->sanitize && !job->probe && job->rc == 0 && !nc_run_interrupted() &&
+      crash_how(&job->cr, job->rule, how, sizeof(how)) == 0 &&
+      (job->replay = calloc(1, sizeof(*job->replay)))) {
+    job->replay->rule = job->rule;
+    job->replay->crash_how = how;
+    spawn_case_now(rs, job->replay);
+    job->replay->crash_how = NULL;
+  }
+  /* Its log has served: a deep exploration's holds hundreds of MiB. */
+  char path[PATH_MAX + 16];
+  nc_repro_crash_log(cfg, job->rule, path, sizeof(path) - 8);
+  unlink(path);
+  strcat(path, ".keys");
+  unlink(path);
 }
 
 static void free_replay(case_job *replay)

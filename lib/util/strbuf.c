@@ -54,7 +54,7 @@ void nc_strbuf_put_c(nc_strbuf *b, const char *text)
 {
   nc_strbuf_puts(b, "\"");
   for (const unsigned char *p = (const unsigned char *)text; p && *p; p++) {
-    if (*p == '"' || *p == '\\')
+    if (*p == '"' || *p == '\\' || *p == '?') /* '?': no trigraph under -std=c11 */
       nc_strbuf_printf(b, "\\%c", *p);
     else if (*p < 0x20 || *p >= 0x7f)
       nc_strbuf_printf(b, "\\%03o", *p);
