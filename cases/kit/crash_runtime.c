@@ -59,7 +59,7 @@ struct crash_call {
  * or refused with a failure status), or not. */
 enum {
   CR_RETURNED, CR_SIGNAL, CR_EXIT, CR_HANG, CR_REFUSED,
-  CR_UNMADE, /* every call returned, but the last could not be made (no factory or table) */
+  CR_UNMADE, /* every call returned, but not as the case's did (diverged, below) */
   CR_UNLOADABLE, CR_NOT_RUN
 };
 struct crash_end {
