@@ -196,3 +196,20 @@ void nc_call_log_config(const char *op, const void *table, int64_t id, const cha
     snprintf(more, sizeof(more), " config=- status=%d", status);
   log_line(op, table, id, NULL, 0, 0, 0, 0, more);
 }
+
+int nc_call_log_holds(const char *callback)
+{
+  /* calls.c's table ops that log a line, by their callback's name */
+  static const char *const ops[] = {"find", "insert", "update", "update_accumulate", "erase",
+                                    "clear", "reset_lookup_counter", "get_lookup_counter",
+                                    "destroy"};
+  if (!callback || strncmp(callback, "table ", 6) != 0)
+    return 0;
+  for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+    size_t n = strlen(ops[i]);
+    const char *rest = callback + 6 + n;
+    if (strncmp(callback + 6, ops[i], n) == 0 && (*rest == '\0' || *rest == ' '))
+      return 1;
+  }
+  return 0;
+}

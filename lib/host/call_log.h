@@ -47,6 +47,10 @@ int nc_call_log_on(void);
 int nc_call_log_crash_open(const char *path);
 /* Whether this process writes a crash log (never a child it forked). */
 int nc_call_log_crash(void);
+/* Whether a call in the callback named so ("table find (n=5)", callback.h)
+ * has its line in the crash log: where a process that ended there can be
+ * replayed up to. */
+int nc_call_log_holds(const char *callback);
 /* The number of the crash log's line this thread wrote last (lines other
  * than "cut" count from 0 in file order), or -1. */
 long long nc_call_log_last_line(void);

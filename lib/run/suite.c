@@ -34,6 +34,7 @@
 #include "probe.h"
 #include "profile.h"
 #include "report.h"
+#include "call_log.h"
 #include "repro_out.h"
 #include "reproduce.h"
 #include "runner.h"
@@ -382,24 +383,6 @@ static void spawn_case_now(const run_state *rs, case_job *job)
     nc_runner_reap_orphans();
 }
 
-/* How plugin code ended a case's process, as the crash replay takes it
- * ("signal:N", "exit:N", "hang"); 0, or -1 for an end it cannot replay. */
-/* Whether the callback is a table call the crash log holds (calls.c). */
-static int logged_call(const char *phase)
-{
-  static const char *const ops[] = {"find", "insert", "update", "update_accumulate", "erase",
-                                    "clear", "reset_lookup_counter", "get_lookup_counter",
-                                    "destroy"};
-  if (strncmp(phase, "table ", 6) != 0)
-    return 0;
-  for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-    size_t n = strlen(ops[i]);
-    if (strncmp(phase + 6, ops[i], n) == 0 && (phase[6 + n] == '\0' || phase[6 + n] == ' '))
-      return 1;
-  }
-  return 0;
-}
-
 /* How a case ended that the crash replay can reproduce, as it takes it:
  * "signal:N", "exit:N", "hang" (plugin code ended the process inside a
  * call the log holds) or "refused:LINE:STATUS" (the case's own rule or
@@ -423,7 +406,7 @@ static int crash_how(const nc_child_result *cr, nc_rule rule, char *how, size_t 
       return -1;
     snprintf(how, len, "refused:%lld:%d@%s", line, atoi(refused->fields[1]),
              nc_rule_text((nc_rule)to));
-  } else if (cr->ended || cr->flooded || !logged_call(cr->phase)) {
+  } else if (cr->ended || cr->flooded || !nc_call_log_holds(cr->phase)) {
     return -1; /* only these calls are in the crash log */
   } else if (cr->timed_out) {
     snprintf(how, len, "hang@%s", charged);
@@ -478,9 +461,6 @@ static void note_none(nc_result *res, const char *fmt, const char *what)
   free(none);
 }
 
-/* The crash replay's notes join the case's evidence (on the main thread,
- * with the verdict); a case plugin code ended elsewhere says why it has no
- * reproducer. */
 /* The replay's notes into res. */
 static void merge_replay_notes(const run_state *rs, const case_job *replay, nc_result *res)
 {

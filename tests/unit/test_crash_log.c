@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_log.h"
 #include "crash_log.h"
 
 static unsigned char data[64];
@@ -191,6 +192,23 @@ static void test_upto(void **state)
   upto = -1;
 }
 
+/* The callbacks whose calls the log holds: a process that ended in one
+ * can be replayed up to it. */
+static void test_holds(void **state)
+{
+  (void)state;
+  assert_true(nc_call_log_holds("table find (n=5)"));
+  assert_true(nc_call_log_holds("table update_accumulate (n=1)"));
+  assert_true(nc_call_log_holds("table update (n=0)"));
+  assert_true(nc_call_log_holds("table destroy"));
+  assert_false(nc_call_log_holds("table last_error"));
+  assert_false(nc_call_log_holds("table capabilities (preferred_buffer_location .. lookup_counter_hits)"));
+  assert_false(nc_call_log_holds("table updated (n=1)"));
+  assert_false(nc_call_log_holds("factory produce"));
+  assert_false(nc_call_log_holds(""));
+  assert_false(nc_call_log_holds(NULL));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -201,6 +219,7 @@ int main(void)
       cmocka_unit_test(test_forged_fields),
       cmocka_unit_test(test_cut),
       cmocka_unit_test(test_upto),
+      cmocka_unit_test(test_holds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
