@@ -206,6 +206,12 @@ int nc_contain_run_begin(void)
   return was;
 }
 
+void nc_contain_known_child(pid_t pid)
+{
+  if (nknown_children < KNOWN_CHILDREN && !known_child(pid))
+    known_children[nknown_children++] = pid;
+}
+
 void nc_contain_run_end(int was_subreaper) { prctl(PR_SET_CHILD_SUBREAPER, was_subreaper); }
 
 void nc_contain_reap_orphans(const pid_t *keep, size_t nkeep)

@@ -43,6 +43,9 @@ int nc_contain_max_jobs(int want, char *note, size_t notelen);
 int nc_contain_run_begin(void);
 void nc_contain_run_end(int was_subreaper);
 void nc_contain_reap_orphans(const pid_t *keep, size_t nkeep);
+/* A child the run started itself (the sandbox's case server): never taken
+ * for an orphan of a case. */
+void nc_contain_known_child(pid_t pid);
 
 /* In the run's process, before any case: 0 when NVE_CONFORM_LIMITS is
  * unset or well formed; else -1 with a message naming it in err. */

@@ -22,6 +22,7 @@
 
 #include "atomic_file.h"
 #include "contain.h"
+#include "sandbox.h"
 #include "coverage.h"
 #include "nve_conform.h"
 #include "silence.h"
@@ -583,8 +584,8 @@ static char **marked_environment(char *mark, size_t marklen, char *const *extra)
   return envp;
 }
 
-int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, double timeout_s,
-                   nc_child_result *out, char *err, size_t errlen)
+int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, int sandbox_server,
+                   double timeout_s, nc_child_result *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof(*out));
   out->exit_code = -1;
@@ -606,6 +607,18 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, dou
     return -1;
   }
   close(key_pipe[1]); /* the key alone, then end of file */
+  /* In the sandbox, the case server starts it from the request. */
+  size_t request_len = 0;
+  char *request = sandbox_server >= 0
+                      ? nc_sandbox_request(0, s.key, argv, envp, &request_len) : NULL;
+  if (sandbox_server >= 0 && !request) {
+    snprintf(err, errlen, "the case's command line and environment do not fit a request to "
+                          "the sandbox (over %u KiB)", NC_SANDBOX_REQ_MAX >> 10);
+    close(key_pipe[0]);
+    spawn_release(&s);
+    free(envp);
+    return -1;
+  }
   s.own_group = 1;
   double t0 = nc_now();
   pid_t harness = getpid();
@@ -614,6 +627,7 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, dou
     close(key_pipe[0]);
     spawn_release(&s);
     free(envp);
+    free(request);
     return -1;
   }
   if (pid == 0) {
@@ -628,12 +642,18 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, dou
     int channel = fcntl(s.fds[1], F_DUPFD, 10), page = s.page_fd >= 0 ? fcntl(s.page_fd, F_DUPFD, 10) : -1;
     int config = config_fd >= 0 ? fcntl(config_fd, F_DUPFD, 10) : -1;
     int key_fd = fcntl(key_pipe[0], F_DUPFD, 10);
+    int server = sandbox_server >= 0 ? fcntl(sandbox_server, F_DUPFD, 10) : -1;
     dup2(channel, NC_RUNNER_CHANNEL_FD);
     if (page >= 0)
       dup2(page, NC_RUNNER_PAGE_FD);
     if (config >= 0)
       dup2(config, NC_RUNNER_CONFIG_FD);
     dup2(key_fd, NC_RUNNER_KEY_FD);
+    if (server >= 0) {
+      dup2(server, NC_RUNNER_KEY_FD + 1);
+      close_from(NC_RUNNER_KEY_FD + 2);
+      nc_sandbox_relay(NC_RUNNER_KEY_FD + 1, request, request_len, s.key);
+    }
     close_from(NC_RUNNER_KEY_FD + 1);
     execve(argv[0], argv, envp);
     char why[512];
@@ -645,6 +665,7 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, dou
     _exit(NC_CHILD_EXIT_NO_RUNNER);
   }
   free(envp);
+  free(request);
   close(key_pipe[0]);
   supervise(&s, pid, t0, timeout_s, out);
   spawn_release(&s);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The harness's side of the sandbox: whether the run has one (tried once
- * before any case), and the launcher's words in front of each case's
- * command line. The launcher itself is sandbox_launch.c, in the case
+/* The harness's side of the sandbox: the run's case server, started and
+ * tried once before any case, and each case's relay, which hands the
+ * server its request. The server itself is sandbox_launch.c, in the case
  * runner. */
 #define _GNU_SOURCE
 #include "sandbox.h"
@@ -14,9 +14,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "contain.h"
+#include "coverage.h"
+#include "record.h"
+#include "runner.h"
+#include "trace.h"
 
 /* A probe that takes longer than this is taken as a failure. */
 #define PROBE_TIMEOUT_MS 10000
@@ -27,112 +35,252 @@ const char *nc_sandbox_mode_name(int mode)
   return mode >= 0 && mode < 3 ? names[mode] : "?";
 }
 
-int nc_sandbox_argv(const nc_sandbox *sb, char *const *argv, char **out, size_t max)
+char *nc_sandbox_request(int probe, const char *key, char *const *argv, char *const *envp,
+                         size_t *len)
 {
-  size_t n = 0;
-  if (sb && sb->on) {
-    if (max < 5 + 2 * sb->nrw)
+  nc_sandbox_req_head h = {NC_SANDBOX_REQ_MAGIC, (unsigned)probe, 0, 0};
+  size_t n = sizeof(h) + strlen(key) + 1;
+  for (; argv && argv[h.argc]; h.argc++)
+    n += strlen(argv[h.argc]) + 1;
+  for (; envp && envp[h.envc]; h.envc++)
+    n += strlen(envp[h.envc]) + 1;
+  char *buf = n <= NC_SANDBOX_REQ_MAX ? malloc(n) : NULL;
+  if (!buf)
+    return NULL;
+  memcpy(buf, &h, sizeof(h));
+  char *at = buf + sizeof(h);
+  at = stpcpy(at, key) + 1;
+  for (unsigned i = 0; i < h.argc; i++)
+    at = stpcpy(at, argv[i]) + 1;
+  for (unsigned i = 0; i < h.envc; i++)
+    at = stpcpy(at, envp[i]) + 1;
+  *len = n;
+  return buf;
+}
+
+/* Sends the request with its descriptors; 0, or -1 with errno. */
+static int send_request(int server, const char *request, size_t len, const int *fds)
+{
+  union {
+    char buf[CMSG_SPACE(sizeof(int) * NC_SANDBOX_REQ_FDS)];
+    struct cmsghdr align;
+  } ctl;
+  memset(&ctl, 0, sizeof(ctl));
+  struct iovec iov = {(void *)request, len};
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                       .msg_controllen = sizeof(ctl.buf)};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * NC_SANDBOX_REQ_FDS);
+  memcpy(CMSG_DATA(c), fds, sizeof(int) * NC_SANDBOX_REQ_FDS);
+  ssize_t sent;
+  while ((sent = sendmsg(server, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+    ;
+  return sent == (ssize_t)len ? 0 : -1;
+}
+
+/* Reads how the case ended; 0, or -1 at end of file (nothing was said). */
+static int read_end(int fd, nc_sandbox_ended *end)
+{
+  size_t got = 0;
+  while (got < sizeof(*end)) {
+    ssize_t r = read(fd, (char *)end + got, sizeof(*end) - got);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
       return -1;
-    out[n++] = (char *)sb->launcher;
-    out[n++] = NC_SANDBOX_ARG;
-    out[n++] = "--scratch";
-    out[n++] = (char *)sb->scratch;
-    for (size_t i = 0; i < sb->nrw; i++) {
-      out[n++] = "--rw";
-      out[n++] = (char *)sb->rw[i];
-    }
-    out[n++] = "--";
+    got += (size_t)r;
   }
-  for (size_t i = 0; argv[i]; i++) {
-    if (n + 1 >= max)
-      return -1;
-    out[n++] = argv[i];
-  }
-  out[n] = NULL;
   return 0;
 }
 
-static double now_ms(void)
+void nc_sandbox_end_as(int status)
 {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    signal(sig, SIG_DFL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    sigprocmask(SIG_UNBLOCK, &only, NULL);
+    nc_coverage_flush();
+    kill(getpid(), sig);
+    _exit(128 + sig);
+  }
+  nc_coverage_flush();
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : NC_CHILD_EXIT_NO_RUNNER);
 }
 
-/* Runs the launcher in probe mode: every step a case's sandbox takes,
- * then the case process ends. 0 with what the launcher said in why (empty,
- * or how it built the mounts), or -1 with its reason. */
-static int probe(const nc_sandbox *sb, char *why, size_t len)
+/* The relay's words on the channel: the harness's error, never the
+ * plugin's verdict. System calls and stack buffers only (a fork of a
+ * threaded program). */
+static __attribute__((noreturn)) void relay_fails(const char *key, const char *what, int err)
 {
-  char *argv[6 + 2 * NC_SANDBOX_MAX_RW];
-  size_t n = 0;
-  argv[n++] = (char *)sb->launcher;
-  argv[n++] = NC_SANDBOX_ARG;
-  argv[n++] = "--probe";
-  argv[n++] = "--scratch";
-  argv[n++] = (char *)sb->scratch;
-  for (size_t i = 0; i < sb->nrw; i++) {
-    argv[n++] = "--rw";
-    argv[n++] = (char *)sb->rw[i];
-  }
-  argv[n++] = "--";
-  argv[n] = NULL;
-  int err[2];
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    snprintf(why, len, "cannot create a pipe: %s", strerror(errno));
+  char why[300];
+  const char *reason = err ? strerror(err) : "";
+  snprintf(why, sizeof(why), "the case's sandbox did not run it: %s%s%s", what,
+           err ? ": " : "", reason);
+  const char *f[] = {"error", "harness", "the case's sandbox is set up", why};
+  char tag[NC_TRACE_KEY_MAX + 8];
+  snprintf(tag, sizeof(tag), "%s%sCHECK", key, key[0] ? ":" : "");
+  nc_record_write(NC_RUNNER_CHANNEL_FD, tag, 4, f);
+  _exit(NC_CHILD_EXIT_NO_RUNNER);
+}
+
+void nc_sandbox_relay(int server, const char *request, size_t len, const char *key)
+{
+  int status[2], life[2];
+  if (pipe2(status, O_CLOEXEC) != 0 || pipe2(life, O_CLOEXEC) != 0)
+    relay_fails(key, "cannot create a pipe", errno);
+  /* A descriptor the harness could not make goes as /dev/null: the case
+   * says what it misses. */
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  int fds[NC_SANDBOX_REQ_FDS] = {1, status[1], life[0], NC_RUNNER_CHANNEL_FD, NC_RUNNER_PAGE_FD,
+                                 NC_RUNNER_CONFIG_FD, NC_RUNNER_KEY_FD};
+  for (int i = NC_SANDBOX_REQ_PAGE; i <= NC_SANDBOX_REQ_CONFIG; i++)
+    if (fcntl(fds[i], F_GETFD) < 0)
+      fds[i] = null;
+  if (send_request(server, request, len, fds) != 0)
+    relay_fails(key, "the run's case server is gone", errno);
+  /* Only the channel (for the words above), the status and the life
+   * kept: the case holds the rest. */
+  close(server);
+  close(status[1]);
+  close(life[0]);
+  close(null);
+  for (int fd = NC_RUNNER_PAGE_FD; fd <= NC_RUNNER_KEY_FD; fd++)
+    close(fd);
+  nc_sandbox_ended end;
+  if (read_end(status[0], &end) != 0)
+    relay_fails(key, "the run's case server ended before the case", 0);
+  if (end.who == 0 || (WIFEXITED(end.status) && WEXITSTATUS(end.status) == NC_CHILD_EXIT_NO_RUNNER))
+    nc_sandbox_end_as(end.status); /* the case's end, or the init said why on the channel */
+  char what[96];
+  snprintf(what, sizeof(what), "the namespace's init ended before the case (%s %d)",
+           WIFSIGNALED(end.status) ? "signal" : "exit status",
+           WIFSIGNALED(end.status) ? WTERMSIG(end.status) : WEXITSTATUS(end.status));
+  relay_fails(key, what, 0);
+}
+
+/* Starts the case server on one end of a socket pair, its stderr on
+ * err_fd; 0, or -1 with why. */
+static int start_server(nc_sandbox *sb, int err_fd, char *why, size_t len)
+{
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    snprintf(why, len, "cannot create a socket pair: %s", strerror(errno));
     return -1;
   }
+  char parent[24];
+  snprintf(parent, sizeof(parent), "%d", (int)getpid());
+  char *argv[8 + 2 * NC_SANDBOX_MAX_RW];
+  size_t n = 0;
+  argv[n++] = sb->launcher;
+  argv[n++] = NC_SANDBOX_ARG;
+  argv[n++] = "--parent";
+  argv[n++] = parent;
+  argv[n++] = "--scratch";
+  argv[n++] = sb->scratch;
+  for (size_t i = 0; i < sb->nrw; i++) {
+    argv[n++] = "--rw";
+    argv[n++] = sb->rw[i];
+  }
+  argv[n] = NULL;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+  posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+  posix_spawn_file_actions_adddup2(&fa, sv[1], NC_SANDBOX_SERVER_FD);
   extern char **environ;
   pid_t pid;
-  /* The probe must be reapable by its pid, whatever SIGCHLD was. */
-  struct sigaction dfl = {.sa_handler = SIG_DFL}, old;
-  sigaction(SIGCHLD, &dfl, &old);
   int rc = posix_spawn(&pid, sb->launcher, &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  close(err[1]);
+  close(sv[1]);
   if (rc != 0) {
-    close(err[0]);
-    sigaction(SIGCHLD, &old, NULL);
+    close(sv[0]);
     snprintf(why, len, "cannot start %.300s: %s", sb->launcher, strerror(rc));
     return -1;
   }
-  /* Its message, until every process of it has let go of the pipe. */
+  sb->server_fd = sv[0];
+  sb->server_pid = pid;
+  nc_contain_known_child(pid); /* the run's, not an orphan of a case */
+  return 0;
+}
+
+/* Whether fd has something to read within ms. */
+static int readable_within(int fd, int ms)
+{
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  int r;
+  while ((r = poll(&p, 1, ms)) < 0 && errno == EINTR)
+    ;
+  return r == 1;
+}
+
+/* Starts the server and asks it for the probe: every step a case's
+ * sandbox takes, then the case process ends. 0 with what the server said
+ * in why (empty, or how it built the mounts), or -1 with its reason (the
+ * server is stopped). */
+static int probe(nc_sandbox *sb, char *why, size_t len)
+{
+  int err[2], status[2] = {-1, -1}, life[2] = {-1, -1};
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    snprintf(why, len, "cannot create a pipe: %s", strerror(errno));
+    return -1;
+  }
+  /* The server must be reapable by its pid, whatever SIGCHLD was. */
+  struct sigaction dfl = {.sa_handler = SIG_DFL}, old;
+  sigaction(SIGCHLD, &dfl, &old);
+  int started = start_server(sb, err[1], why, len);
+  sigaction(SIGCHLD, &old, NULL);
+  if (started != 0) {
+    close(err[0]);
+    close(err[1]);
+    return -1;
+  }
+  size_t rlen = 0;
+  char *request = nc_sandbox_request(1, "", NULL, NULL, &rlen);
+  int sent = -1;
+  if (request && pipe2(status, O_CLOEXEC) == 0 && pipe2(life, O_CLOEXEC) == 0) {
+    int fds[NC_SANDBOX_REQ_FDS] = {err[1], status[1], life[0], err[1], err[1], err[1], err[1]};
+    sent = send_request(sb->server_fd, request, rlen, fds);
+  }
+  free(request);
+  /* The server holds what it was sent: the probe's ends go. */
+  close(err[1]);
+  if (status[1] >= 0)
+    close(status[1]);
+  if (life[0] >= 0)
+    close(life[0]);
+  nc_sandbox_ended end = {1, 0};
+  int answered = 0, timed_out = 0;
+  if (sent == 0) {
+    if (readable_within(status[0], PROBE_TIMEOUT_MS))
+      answered = read_end(status[0], &end) == 0;
+    else
+      timed_out = 1;
+  }
+  if (status[0] >= 0)
+    close(status[0]);
+  if (life[1] >= 0)
+    close(life[1]); /* a probe still running is killed now */
+  /* What the server and the probe said, on the way to their end. */
   char msg[512];
   size_t got = 0;
-  double end = now_ms() + PROBE_TIMEOUT_MS;
-  int timed_out = 0;
-  for (;;) {
-    struct pollfd p = {.fd = err[0], .events = POLLIN};
-    int left = (int)(end - now_ms());
-    if (left <= 0) {
-      timed_out = 1;
-      break;
-    }
-    if (poll(&p, 1, left) <= 0)
-      continue;
+  while (got < sizeof(msg) - 1 && readable_within(err[0], answered ? 0 : 200)) {
     ssize_t r = read(err[0], msg + got, sizeof(msg) - 1 - got);
-    if (r <= 0 && !(r < 0 && errno == EINTR))
+    if (r <= 0)
       break;
-    if (r > 0)
-      got += (size_t)r;
-    if (got == sizeof(msg) - 1)
-      break;
+    got += (size_t)r;
   }
   close(err[0]);
-  if (timed_out)
-    kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  sigaction(SIGCHLD, &old, NULL);
   msg[got] = '\0';
-  /* The init's note on how it made the mounts comes before any failure of
-   * the steps after it. */
+  /* The server's note on how it made the mounts comes before any failure
+   * of the steps after it. */
   size_t note = strlen(NC_SANDBOX_REMOUNTED);
   int remounted = strncmp(msg, NC_SANDBOX_REMOUNTED "\n", note + 1) == 0;
   if (remounted)
@@ -140,7 +288,7 @@ static int probe(const nc_sandbox *sb, char *why, size_t len)
   char *nl = strchr(msg, '\n');
   if (nl)
     *nl = '\0';
-  if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+  if (answered && end.who == 0 && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0) {
     snprintf(why, len, "%s", remounted ? NC_SANDBOX_REMOUNTED : "");
     return 0;
   }
@@ -148,17 +296,45 @@ static int probe(const nc_sandbox *sb, char *why, size_t len)
     snprintf(why, len, "setting it up took more than %d s", PROBE_TIMEOUT_MS / 1000);
   else if (msg[0])
     snprintf(why, len, "%s", msg);
-  else if (WIFSIGNALED(status))
-    snprintf(why, len, "its set-up ended with signal %d", WTERMSIG(status));
+  else if (!answered)
+    snprintf(why, len, "its case server ended before the probe");
+  else if (WIFSIGNALED(end.status))
+    snprintf(why, len, "its set-up ended with signal %d", WTERMSIG(end.status));
   else
-    snprintf(why, len, "its set-up failed (exit status %d)", WEXITSTATUS(status));
+    snprintf(why, len, "its set-up failed (exit status %d)", WEXITSTATUS(end.status));
+  nc_sandbox_end(sb);
   return -1;
+}
+
+void nc_sandbox_end(nc_sandbox *sb)
+{
+  if (sb->server_fd >= 0)
+    close(sb->server_fd); /* the server ends at end of file */
+  sb->server_fd = -1;
+  if (sb->server_pid <= 0)
+    return;
+  /* A moment to end by itself (a coverage build writes its counters),
+   * then killed. */
+  for (int i = 0; i < 100; i++) {
+    pid_t w = waitpid(sb->server_pid, NULL, WNOHANG);
+    if (w == sb->server_pid || (w < 0 && errno != EINTR)) {
+      sb->server_pid = 0;
+      return;
+    }
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    nanosleep(&tick, NULL);
+  }
+  kill(sb->server_pid, SIGKILL);
+  while (waitpid(sb->server_pid, NULL, 0) < 0 && errno == EINTR)
+    ;
+  sb->server_pid = 0;
 }
 
 int nc_sandbox_begin(nc_sandbox *sb, int mode, int in_process, const char *launcher,
                      const char *scratch, const char *const *rw, char *err, size_t errlen)
 {
   memset(sb, 0, sizeof(*sb));
+  sb->server_fd = -1;
   sb->mode = mode;
   if (mode == NC_SANDBOX_OFF) {
     snprintf(sb->why, sizeof(sb->why), "off: --sandbox off");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The case runner as the sandbox's launcher (sandbox.h): the relay, the
- * init and the case. A fresh program, one thread, no plugin code yet, so
- * every step may allocate and report in words. */
+/* The case runner as the sandbox's case server (sandbox.h): the server,
+ * and for each case its handler, its init and the case. A fresh program,
+ * one thread, no plugin code ever, so every step may allocate and report
+ * in words; each case is forked from it in a state as after execve. */
 #define _GNU_SOURCE
 #include "sandbox.h"
 
@@ -16,13 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "contain.h"
 #include "coverage.h"
 #include "limits_env.h"
 #include "record.h"
@@ -30,25 +30,43 @@
 #include "sandbox_steps.h"
 #include "trace.h"
 
-/* Where the relay keeps its end of the status pipe, above what the case
- * is handed (channel, page, config, key). */
-#define STATUS_FD_FLOOR 10
+/* Where a handler keeps the request's status and life ends and the init's
+ * lifeline, above what the case is handed (channel, page, config, key). */
+#define STATUS_FD 10
+#define LIFE_FD 11
+#define LIFELINE_FD 12
+/* Where received descriptors wait before they go to their places. */
+#define PARKED_FLOOR 20
 
-typedef struct launch {
-  int probe;
-  char scratch[PATH_MAX]; /* the case's TMPDIR: a private tmpfs there */
+typedef struct server {
+  pid_t parent; /* the harness */
+  pid_t self;   /* the server, as its handlers see it */
+  char scratch[PATH_MAX]; /* each case's TMPDIR: a private tmpfs there */
   char rw[NC_SANDBOX_MAX_RW + 1][PATH_MAX];
   const char *rwp[NC_SANDBOX_MAX_RW + 1];
   size_t nrw;
-  char **argv; /* what the case execs */
-  char key[NC_TRACE_KEY_MAX];
   long scratch_mib;
-} launch;
+} server;
 
-/* Ends the launcher's process with why: on the channel as the harness's
- * error (the case is ERROR "could not check", never the plugin's verdict),
- * or on stderr for the probe. */
-static __attribute__((noreturn, format(printf, 2, 3))) void fail(const launch *l,
+/* One request, parsed from the bytes the server received (which the
+ * handler's fork copies). */
+typedef struct request {
+  int probe;
+  const char *key;
+  char **argv; /* what the case runs */
+  char **envp; /* and its environment */
+} request;
+
+static void write_end(int fd, int who, int status);
+
+/* 1 in a handler: its failures go on the status pipe too, so that the
+ * relay knows the reason is on the channel. */
+static int in_handler;
+
+/* Ends a handler, an init or a case with why: on the channel as the
+ * harness's error (the case is ERROR "could not check", never the
+ * plugin's verdict), or on stderr for the probe. */
+static __attribute__((noreturn, format(printf, 2, 3))) void fail(const request *rq,
                                                                  const char *fmt, ...)
 {
   char why[900], text[1000];
@@ -56,73 +74,63 @@ static __attribute__((noreturn, format(printf, 2, 3))) void fail(const launch *l
   va_start(ap, fmt);
   vsnprintf(why, sizeof(why), fmt, ap);
   va_end(ap);
-  if (l->probe) {
+  if (rq->probe) {
     fprintf(stderr, "%s\n", why);
-    _exit(1);
+  } else {
+    snprintf(text, sizeof(text), "cannot set up the case's sandbox: %s", why);
+    const char *f[] = {"error", "harness", "the case's sandbox is set up", text};
+    char tag[NC_TRACE_KEY_MAX + 8];
+    snprintf(tag, sizeof(tag), "%s%sCHECK", rq->key, rq->key[0] ? ":" : "");
+    nc_record_write(NC_RUNNER_CHANNEL_FD, tag, 4, f);
   }
-  snprintf(text, sizeof(text), "cannot set up the case's sandbox: %s", why);
-  const char *f[] = {"error", "harness", "the case's sandbox is set up", text};
-  char tag[NC_TRACE_KEY_MAX + 8];
-  snprintf(tag, sizeof(tag), "%s%sCHECK", l->key, l->key[0] ? ":" : "");
-  nc_record_write(NC_RUNNER_CHANNEL_FD, tag, 4, f);
+  if (in_handler)
+    write_end(STATUS_FD, 1, NC_CHILD_EXIT_NO_RUNNER << 8);
   nc_coverage_flush();
   _exit(NC_CHILD_EXIT_NO_RUNNER);
 }
 
-/* The key the harness put on NC_RUNNER_KEY_FD, read here so that errors
- * carry it, and put back on a fresh pipe for the case runner. */
-static void take_key(launch *l)
+/* The server's own failures, before any request: on its stderr. */
+static __attribute__((noreturn, format(printf, 1, 2))) void server_fails(const char *fmt, ...)
 {
-  ssize_t got = read(NC_RUNNER_KEY_FD, l->key, sizeof(l->key) - 1);
-  l->key[got > 0 ? got : 0] = '\0';
-  if (got < 0)
-    return; /* none handed: nothing to hand on */
-  close(NC_RUNNER_KEY_FD);
-  int kp[2];
-  if (pipe2(kp, O_CLOEXEC) != 0 ||
-      write(kp[1], l->key, strlen(l->key)) != (ssize_t)strlen(l->key))
-    fail(l, "cannot hand the key on: %s", strerror(errno));
-  close(kp[1]);
-  if (kp[0] != NC_RUNNER_KEY_FD) {
-    dup2(kp[0], NC_RUNNER_KEY_FD);
-    close(kp[0]);
-  } else {
-    fcntl(NC_RUNNER_KEY_FD, F_SETFD, 0);
-  }
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  nc_coverage_flush();
+  _exit(1);
 }
 
-static int parse(launch *l, int argc, char **argv)
+static int parse(server *sv, int argc, char **argv)
 {
-  memset(l, 0, sizeof(*l));
-  int i = 2;
-  for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
-    if (strcmp(argv[i], "--probe") == 0) {
-      l->probe = 1;
+  memset(sv, 0, sizeof(*sv));
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--parent") == 0 && i + 1 < argc) {
+      sv->parent = (pid_t)atoi(argv[++i]);
     } else if (strcmp(argv[i], "--scratch") == 0 && i + 1 < argc) {
-      if (!realpath(argv[++i], l->scratch))
+      if (!realpath(argv[++i], sv->scratch))
         return -1;
-    } else if (strcmp(argv[i], "--rw") == 0 && i + 1 < argc && l->nrw < NC_SANDBOX_MAX_RW) {
+    } else if (strcmp(argv[i], "--rw") == 0 && i + 1 < argc && sv->nrw < NC_SANDBOX_MAX_RW) {
       /* A file not there yet (the call log) is made, as the case would;
        * each path canonical, for the mounts. */
       const char *p = argv[++i];
       int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
       if (fd >= 0)
         close(fd);
-      if (!realpath(p, l->rw[l->nrw]))
+      if (!realpath(p, sv->rw[sv->nrw]))
         continue; /* nowhere the case could write it either */
-      l->rwp[l->nrw] = l->rw[l->nrw];
-      l->nrw++;
+      sv->rwp[sv->nrw] = sv->rw[sv->nrw];
+      sv->nrw++;
     } else {
       return -1;
     }
   }
-  if (i >= argc || !l->scratch[0])
+  if (!sv->scratch[0] || sv->parent <= 0)
     return -1;
-  l->argv = argv + i + 1;
   nc_limits lim = {0, 4096, 0, 0};
   char ignored[200];
   nc_limits_parse(getenv("NVE_CONFORM_LIMITS"), &lim, ignored, sizeof(ignored));
-  l->scratch_mib = lim.fsize_mib > 0 ? lim.fsize_mib : 4096;
+  sv->scratch_mib = lim.fsize_mib > 0 ? lim.fsize_mib : 4096;
   return 0;
 }
 
@@ -136,70 +144,79 @@ static int write_file(const char *path, const char *text)
   return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-/* The new namespaces, entered by this process (PID: by its next child).
- * Not root: a user namespace too, where the case keeps its own uid and
- * gid (and so gets no capability at exec). */
-static void unshare_all(const launch *l)
+/* The run's namespaces: user (where not root), mount and network; each
+ * case's handler takes PID, mount and IPC ones in them. */
+static void unshare_run(void)
 {
   uid_t uid = geteuid();
   gid_t gid = getegid();
   int user = uid != 0;
-  int flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | (user ? CLONE_NEWUSER : 0);
-  if (unshare(flags) != 0)
-    fail(l, "unshare(%sPID, mount, IPC and network namespaces): %s (namespaces not available "
-            "here: a container without them, or user.max_*_namespaces at 0)",
-         user ? "user, " : "", strerror(errno));
+  if (unshare(CLONE_NEWNS | CLONE_NEWNET | (user ? CLONE_NEWUSER : 0)) != 0)
+    server_fails("unshare(%smount and network namespaces): %s (namespaces not available "
+                 "here: a container without them, or user.max_*_namespaces at 0)",
+                 user ? "user, " : "", strerror(errno));
   if (!user)
     return;
   char map[64];
   if (write_file("/proc/self/setgroups", "deny") != 0)
-    fail(l, "cannot write /proc/self/setgroups: %s", strerror(errno));
+    server_fails("cannot write /proc/self/setgroups: %s", strerror(errno));
   snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
   if (write_file("/proc/self/uid_map", map) != 0)
-    fail(l, "cannot write /proc/self/uid_map: %s", strerror(errno));
+    server_fails("cannot write /proc/self/uid_map: %s", strerror(errno));
   snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid, (unsigned)gid);
   if (write_file("/proc/self/gid_map", map) != 0)
-    fail(l, "cannot write /proc/self/gid_map: %s", strerror(errno));
-}
-
-/* Ends this process as the case ended: its exit status, or its signal
- * (without a core file), so that the harness judges the case by it. */
-static __attribute__((noreturn)) void end_as(int status)
-{
-  if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    struct rlimit none = {0, 0};
-    setrlimit(RLIMIT_CORE, &none);
-    signal(sig, SIG_DFL);
-    sigset_t only;
-    sigemptyset(&only);
-    sigaddset(&only, sig);
-    sigprocmask(SIG_UNBLOCK, &only, NULL);
-    nc_coverage_flush();
-    kill(getpid(), sig);
-    _exit(128 + sig);
-  }
-  nc_coverage_flush();
-  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : NC_CHILD_EXIT_NO_RUNNER);
+    server_fails("cannot write /proc/self/gid_map: %s", strerror(errno));
 }
 
 /* PROGRAM is this very program (not a tool around it): the case can go on
  * in this process instead of starting it again. */
-static int program_is_self(const launch *l)
+static int program_is_self(const char *program)
 {
-  struct stat self, program;
-  return stat("/proc/self/exe", &self) == 0 && stat(l->argv[0], &program) == 0 &&
-         self.st_dev == program.st_dev && self.st_ino == program.st_ino;
+  struct stat self, prog;
+  return stat("/proc/self/exe", &self) == 0 && stat(program, &prog) == 0 &&
+         self.st_dev == prog.st_dev && self.st_ino == prog.st_ino;
+}
+
+/* Whether a variable is one the dynamic loader or the C library reads
+ * only as a program starts. */
+static int read_at_start(const char *entry)
+{
+  return strncmp(entry, "LD_", 3) == 0 || strncmp(entry, "GLIBC_TUNABLES=", 15) == 0 ||
+         strncmp(entry, "MALLOC_", 7) == 0;
+}
+
+/* Whether every such variable of a has the same value in b. */
+static int start_vars_in(char *const *a, char *const *b)
+{
+  for (size_t i = 0; a[i]; i++) {
+    if (!read_at_start(a[i]))
+      continue;
+    int found = 0;
+    for (size_t k = 0; b[k] && !found; k++)
+      found = strcmp(a[i], b[k]) == 0;
+    if (!found)
+      return 0;
+  }
+  return 1;
+}
+
+/* Whether a program started with envp would start as this server did:
+ * then a fork of it is as good as an exec (a sanitizer's LD_PRELOAD, for
+ * one, needs the exec). */
+static int starts_alike(char *const *envp)
+{
+  extern char **environ;
+  return start_vars_in(envp, environ) && start_vars_in(environ, envp);
 }
 
 /* Closes the descriptors marked close-on-exec that one listing finds;
  * returns how many. */
-static int close_on_exec_fds(const launch *l)
+static int close_on_exec_fds(const request *rq)
 {
   int fds[64], n = 0;
   DIR *d = opendir("/proc/self/fd");
   if (!d)
-    fail(l, "cannot list the case's descriptors: %s", strerror(errno));
+    fail(rq, "cannot list the case's descriptors: %s", strerror(errno));
   struct dirent *e;
   while ((e = readdir(d)) != NULL && n < (int)(sizeof(fds) / sizeof(fds[0]))) {
     int fd = e->d_name[0] >= '0' && e->d_name[0] <= '9' ? atoi(e->d_name) : -1;
@@ -216,9 +233,9 @@ static int close_on_exec_fds(const launch *l)
 /* What execve would have done to this process: descriptors marked
  * close-on-exec closed, caught signals back to their defaults, dumpable
  * again (the init made itself not dumpable before the fork). */
-static void as_after_exec(const launch *l)
+static void as_after_exec(const request *rq)
 {
-  while (close_on_exec_fds(l) > 0) /* until a listing finds none left */
+  while (close_on_exec_fds(rq) > 0) /* until a listing finds none left */
     ;
   for (int sig = 1; sig < NSIG; sig++) {
     struct sigaction now;
@@ -231,67 +248,280 @@ static void as_after_exec(const launch *l)
 
 /* The case: PID 2, confined, then the program. Returns (1) only when the
  * program is this one and the case goes on here. */
-static int be_case(const launch *l)
+static int be_case(const server *sv, const request *rq)
 {
   char why[600];
   if (nc_sandbox_confine(why, sizeof(why)) != 0)
-    fail(l, "%s", why);
-  if (l->probe) {
+    fail(rq, "%s", why);
+  if (rq->probe) {
     nc_coverage_flush();
     _exit(0);
   }
-  if (setenv("TMPDIR", l->scratch, 1) != 0)
-    fail(l, "cannot set TMPDIR: %s", strerror(errno));
-  if (program_is_self(l)) {
-    as_after_exec(l);
-    return 1; /* a fresh exec of this program costs a few ms of every case */
-  }
   extern char **environ;
-  execve(l->argv[0], l->argv, environ);
-  fail(l, "cannot start %s: %s", l->argv[0], strerror(errno));
+  int alike = starts_alike(rq->envp);
+  environ = rq->envp; /* as the harness would have handed it to execve */
+  if (setenv("TMPDIR", sv->scratch, 1) != 0)
+    fail(rq, "cannot set TMPDIR: %s", strerror(errno));
+  if (alike && program_is_self(rq->argv[0])) {
+    as_after_exec(rq);
+    return 1; /* an exec of this program would cost a few ms of every case */
+  }
+  execve(rq->argv[0], rq->argv, environ);
+  fail(rq, "cannot start %s: %s", rq->argv[0], strerror(errno));
 }
 
-/* The init: PID 1 of the namespace. The mounts, the case, then its status
- * to the relay; when it ends, the kernel ends whatever else the namespace
- * holds. Returns only in the case, when it goes on in this program. */
-static void be_init(const launch *l, int status_fd)
+static void write_end(int fd, int who, int status)
 {
+  nc_sandbox_ended end = {who, status};
+  if (write(fd, &end, sizeof(end)) != (ssize_t)sizeof(end)) {
+    /* the relay is gone: nobody to tell */
+  }
+}
+
+/* The init: PID 1 of the case's namespaces. Its mounts, the case, then
+ * how it ended to the relay; when it ends, the kernel ends whatever else
+ * the namespace holds. Returns only in the case, when it goes on in this
+ * program. */
+static void be_init(const server *sv, const request *rq)
+{
+  signal(SIGCHLD, SIG_DFL);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  struct pollfd relay = {.fd = status_fd, .events = POLLOUT};
-  if (poll(&relay, 1, 0) == 1 && (relay.revents & POLLERR))
-    _exit(0); /* the relay died before the line above: nobody to work for */
+  struct pollfd handler = {.fd = LIFELINE_FD, .events = POLLIN};
+  if (poll(&handler, 1, 0) == 1)
+    _exit(0); /* the handler died before the line above: nobody to work for */
+  close(LIFELINE_FD);
+  close(LIFE_FD);
   prctl(PR_SET_DUMPABLE, 0); /* no case opens its memory or descriptors */
   char why[600];
-  int remounted = 0;
-  if (nc_sandbox_mounts(l->scratch, l->rwp, l->nrw, l->scratch_mib, &remounted, why,
-                        sizeof(why)) != 0)
-    fail(l, "%s", why);
-  if (l->probe && remounted) /* the probe's one line on success, for the report */
-    fprintf(stderr, "%s\n", NC_SANDBOX_REMOUNTED);
+  if (nc_sandbox_case_mounts(sv->scratch, sv->scratch_mib, why, sizeof(why)) != 0)
+    fail(rq, "%s", why);
   pid_t the_case = fork();
   if (the_case < 0)
-    fail(l, "cannot fork the case: %s", strerror(errno));
+    fail(rq, "cannot fork the case: %s", strerror(errno));
   if (the_case == 0) {
-    close(status_fd);
-    if (be_case(l))
+    close(STATUS_FD);
+    if (be_case(sv, rq))
       return;
   }
   /* Nothing of the case's kept here. */
-  for (int fd = 3; fd < STATUS_FD_FLOOR; fd++)
+  for (int fd = 3; fd < STATUS_FD; fd++)
     close(fd);
   for (;;) {
     int st;
     pid_t w = waitpid(-1, &st, __WALL);
     if (w == the_case) {
-      if (write(status_fd, &st, sizeof(st)) != (ssize_t)sizeof(st)) {
-        /* the relay is gone; the harness reaps nothing of ours */
-      }
+      write_end(STATUS_FD, 0, st);
       nc_coverage_flush();
       _exit(0);
     }
     if (w < 0 && errno != EINTR)
       _exit(0);
   }
+}
+
+/* The request's descriptors to their places: output on 1 and 2, the
+ * case's on the NC_RUNNER_* ones, status and life above them. */
+static void place_fds(const request *rq, int *fds)
+{
+  for (int i = 0; i < NC_SANDBOX_REQ_FDS; i++) {
+    int high = fcntl(fds[i], F_DUPFD_CLOEXEC, PARKED_FLOOR);
+    if (high < 0)
+      fail(rq, "cannot place the request's descriptors: %s", strerror(errno));
+    close(fds[i]);
+    fds[i] = high;
+  }
+  static const int place[NC_SANDBOX_REQ_FDS] = {
+      [NC_SANDBOX_REQ_OUT] = 1,     [NC_SANDBOX_REQ_STATUS] = STATUS_FD,
+      [NC_SANDBOX_REQ_LIFE] = LIFE_FD, [NC_SANDBOX_REQ_CHANNEL] = NC_RUNNER_CHANNEL_FD,
+      [NC_SANDBOX_REQ_PAGE] = NC_RUNNER_PAGE_FD, [NC_SANDBOX_REQ_CONFIG] = NC_RUNNER_CONFIG_FD,
+      [NC_SANDBOX_REQ_KEY] = NC_RUNNER_KEY_FD};
+  for (int i = 0; i < NC_SANDBOX_REQ_FDS; i++) {
+    if (dup2(fds[i], place[i]) < 0)
+      fail(rq, "cannot place the request's descriptors: %s", strerror(errno));
+    close(fds[i]);
+  }
+  dup2(1, 2);
+  /* The case's own (what execve would keep); the handler's stay private. */
+  fcntl(STATUS_FD, F_SETFD, FD_CLOEXEC);
+  fcntl(LIFE_FD, F_SETFD, FD_CLOEXEC);
+}
+
+static int child_pipe[2] = {-1, -1};
+
+static void on_child(int sig)
+{
+  (void)sig;
+  int saved = errno;
+  if (write(child_pipe[1], "", 1) < 0) {
+    /* full: a wake-up is pending anyway */
+  }
+  errno = saved;
+}
+
+/* The handler: the server's child for one request. New PID, mount and IPC
+ * namespaces, the init in them; then waits for the init, or for the
+ * relay's end (the harness killed it: the case goes too). Returns only in
+ * the case, when it goes on in this program. */
+static void be_handler(const server *sv, const request *rq, int *fds)
+{
+  in_handler = 1;
+  signal(SIGCHLD, SIG_DFL);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  close(NC_SANDBOX_SERVER_FD);
+  place_fds(rq, fds);
+  if (getppid() != sv->self)
+    fail(rq, "the case server ended before the case"); /* died before the line above */
+  if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC) != 0)
+    fail(rq, "unshare(PID, mount and IPC namespaces): %s", strerror(errno));
+  /* The init's lifeline (end of file once this process is gone) and the
+   * SIGCHLD wake-up, above everything the init and the case get. */
+  int lifeline[2], keep = -1;
+  if (pipe2(lifeline, O_CLOEXEC) != 0 || dup3(lifeline[0], LIFELINE_FD, O_CLOEXEC) < 0 ||
+      (keep = fcntl(lifeline[1], F_DUPFD_CLOEXEC, PARKED_FLOOR)) < 0)
+    fail(rq, "cannot create a pipe: %s", strerror(errno));
+  close(lifeline[0]);
+  close(lifeline[1]);
+  if (pipe2(child_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+    fail(rq, "cannot create a pipe: %s", strerror(errno));
+  for (int i = 0; i < 2; i++) {
+    int high = fcntl(child_pipe[i], F_DUPFD_CLOEXEC, PARKED_FLOOR);
+    if (high < 0)
+      fail(rq, "cannot create a pipe: %s", strerror(errno));
+    close(child_pipe[i]);
+    child_pipe[i] = high;
+  }
+  struct sigaction sa = {.sa_handler = on_child};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGCHLD, &sa, NULL);
+  pid_t init = fork();
+  if (init < 0)
+    fail(rq, "cannot fork the namespace's init: %s", strerror(errno));
+  if (init == 0) {
+    in_handler = 0;
+    close(keep);
+    close(child_pipe[0]);
+    close(child_pipe[1]);
+    be_init(sv, rq);
+    return;
+  }
+  /* Only the status, the relay's life, the lifeline and the wake-up. */
+  close(LIFELINE_FD);
+  for (int fd = 0; fd <= NC_RUNNER_KEY_FD; fd++)
+    close(fd);
+  for (;;) {
+    struct pollfd p[2] = {{.fd = LIFE_FD, .events = POLLIN}, {.fd = child_pipe[0], .events = POLLIN}};
+    if (poll(p, 2, -1) < 0 && errno != EINTR)
+      break;
+    int st;
+    if (waitpid(init, &st, WNOHANG) == init) {
+      write_end(STATUS_FD, 1, st); /* read only when the init said nothing */
+      break;
+    }
+    if (p[0].revents) { /* the relay is gone */
+      kill(init, SIGKILL);
+      while (waitpid(init, &st, 0) < 0 && errno == EINTR)
+        ;
+      break;
+    }
+    char drain[64];
+    while (read(child_pipe[0], drain, sizeof(drain)) > 0)
+      ;
+  }
+  nc_coverage_flush();
+  _exit(0);
+}
+
+/* Splits the request's bytes; 0, or -1 when they are not one. */
+static int parse_request(char *buf, size_t len, request *rq)
+{
+  nc_sandbox_req_head h;
+  if (len < sizeof(h))
+    return -1;
+  memcpy(&h, buf, sizeof(h));
+  if (h.magic != NC_SANDBOX_REQ_MAGIC || h.argc > 4096 || h.envc > 65536 || buf[len - 1] != '\0')
+    return -1;
+  rq->probe = (int)h.probe;
+  char **words = calloc((size_t)h.argc + h.envc + 2, sizeof(char *));
+  if (!words)
+    return -1;
+  char *at = buf + sizeof(h), *end = buf + len;
+  rq->key = at;
+  at += strlen(at) + 1;
+  for (unsigned i = 0; i < h.argc + h.envc; i++) {
+    if (at >= end) {
+      free(words);
+      return -1;
+    }
+    words[i + (i >= h.argc)] = at;
+    at += strlen(at) + 1;
+  }
+  rq->argv = words;
+  rq->envp = words + h.argc + 1;
+  return rq->probe || h.argc > 0 ? 0 : -1;
+}
+
+/* Waits for the next request; 1 with its bytes and descriptors, 0 when
+ * the harness closed its end. */
+static int next_request(char *buf, size_t cap, size_t *len, int *fds)
+{
+  for (;;) {
+    union {
+      char buf[CMSG_SPACE(sizeof(int) * NC_SANDBOX_REQ_FDS)];
+      struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {buf, cap};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                         .msg_controllen = sizeof(ctl.buf)};
+    ssize_t got = recvmsg(NC_SANDBOX_SERVER_FD, &msg, MSG_CMSG_CLOEXEC);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      return 0;
+    int n = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+        int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int i = 0; i < k; i++) {
+          int fd;
+          memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+          if (n < NC_SANDBOX_REQ_FDS)
+            fds[n++] = fd;
+          else
+            close(fd);
+        }
+      }
+    if (n == NC_SANDBOX_REQ_FDS && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+      *len = (size_t)got;
+      return 1;
+    }
+    for (int i = 0; i < n; i++) /* not a request: its relay reads end of file */
+      close(fds[i]);
+  }
+}
+
+/* Every descriptor but the standard ones and the server's socket: what
+ * the harness left open (a make's jobserver, a test's pipes) is no case's
+ * business. */
+static void close_others(void)
+{
+  for (int fd = 3; fd < NC_SANDBOX_SERVER_FD; fd++)
+    close(fd);
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, (unsigned)NC_SANDBOX_SERVER_FD + 1, ~0u, 0) == 0)
+    return;
+#endif
+  DIR *d = opendir("/proc/self/fd");
+  if (!d)
+    server_fails("cannot list the server's descriptors: %s", strerror(errno));
+  int fds[256], n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL && n < 256;) {
+    int fd = e->d_name[0] >= '0' && e->d_name[0] <= '9' ? atoi(e->d_name) : -1;
+    if (fd > NC_SANDBOX_SERVER_FD && fd != dirfd(d))
+      fds[n++] = fd;
+  }
+  closedir(d);
+  for (int i = 0; i < n; i++)
+    close(fds[i]);
 }
 
 int nc_sandbox_is_launch(int argc, char **argv)
@@ -301,52 +531,60 @@ int nc_sandbox_is_launch(int argc, char **argv)
 
 int nc_sandbox_launch(int argc, char **argv, char ***case_argv)
 {
-  launch l;
-  if (parse(&l, argc, argv) != 0 || (!l.probe && !l.argv[0])) {
-    fprintf(stderr, "usage: nve-conform-case --sandbox [--probe] --scratch DIR [--rw PATH]... -- "
-                    "PROGRAM "
-                    "ARGS... (started by nve-conform; not meant to be run by hand)\n");
+  static server sv;
+  if (parse(&sv, argc, argv) != 0) {
+    fprintf(stderr, "usage: nve-conform-case --sandbox --parent PID --scratch DIR [--rw PATH]... "
+                    "(started by nve-conform; not meant to be run by hand)\n");
     return 2;
   }
-  if (!l.probe)
-    take_key(&l);
-  unshare_all(&l);
-  int st[2];
-  if (pipe2(st, O_CLOEXEC) != 0)
-    fail(&l, "cannot create a pipe: %s", strerror(errno));
-  for (int i = 0; i < 2; i++) {
-    int high = fcntl(st[i], F_DUPFD_CLOEXEC, STATUS_FD_FLOOR);
-    close(st[i]);
-    st[i] = high;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != sv.parent)
+    return 1; /* the harness died before the line above */
+  sv.self = getpid();
+  close_others();
+  /* Signals as the harness's own children get them (runner.c). */
+  const int defaults[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGQUIT};
+  for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+    signal(defaults[i], SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  unshare_run();
+  int remounted = 0;
+  char why[600];
+  if (nc_sandbox_mounts(sv.scratch, sv.rwp, sv.nrw, &remounted, why, sizeof(why)) != 0)
+    server_fails("%s", why);
+  if (remounted) /* the probe's one line on success, for the report */
+    fprintf(stderr, "%s\n", NC_SANDBOX_REMOUNTED);
+  prctl(PR_SET_DUMPABLE, 0); /* no case opens the server's memory */
+  /* Handlers are reaped by the kernel; nothing more goes to the harness. */
+  signal(SIGCHLD, SIG_IGN);
+  signal(SIGPIPE, SIG_IGN);
+  int null = open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    dup2(null, 2);
+    close(null);
   }
-  if (st[0] < 0 || st[1] < 0)
-    fail(&l, "cannot place the status pipe: %s", strerror(errno));
-  pid_t init = fork();
-  if (init < 0)
-    fail(&l, "cannot fork the namespace's init: %s", strerror(errno));
-  if (init == 0) {
-    close(st[0]);
-    be_init(&l, st[1]);
-    *case_argv = l.argv; /* the case, going on in this program */
-    return NC_SANDBOX_GO_ON;
+  static char buf[NC_SANDBOX_REQ_MAX];
+  int fds[NC_SANDBOX_REQ_FDS];
+  size_t len;
+  while (next_request(buf, sizeof(buf), &len, fds)) {
+    request rq = {0, "", NULL, NULL};
+    if (parse_request(buf, len, &rq) != 0) {
+      for (int i = 0; i < NC_SANDBOX_REQ_FDS; i++)
+        close(fds[i]);
+      continue;
+    }
+    pid_t handler = fork();
+    if (handler == 0) {
+      be_handler(&sv, &rq, fds);
+      *case_argv = rq.argv; /* the case, going on in this program */
+      return NC_SANDBOX_GO_ON;
+    }
+    for (int i = 0; i < NC_SANDBOX_REQ_FDS; i++)
+      close(fds[i]);
+    free(rq.argv);
   }
-  close(st[1]);
-  /* The relay keeps only the channel, for the error below. */
-  for (int fd = NC_RUNNER_PAGE_FD; fd < STATUS_FD_FLOOR; fd++)
-    close(fd);
-  int status = 0;
-  ssize_t got;
-  while ((got = read(st[0], &status, sizeof(status))) < 0 && errno == EINTR)
-    ;
-  int init_status = 0;
-  while (waitpid(init, &init_status, 0) < 0 && errno == EINTR)
-    ;
-  if (got != (ssize_t)sizeof(status)) {
-    if (WIFEXITED(init_status) && WEXITSTATUS(init_status) == NC_CHILD_EXIT_NO_RUNNER)
-      end_as(init_status); /* the init said why on the channel */
-    fail(&l, "the namespace's init ended before the case (%s %d)",
-         WIFSIGNALED(init_status) ? "signal" : "exit status",
-         WIFSIGNALED(init_status) ? WTERMSIG(init_status) : WEXITSTATUS(init_status));
-  }
-  end_as(status);
+  nc_coverage_flush();
+  return 0;
 }

@@ -183,8 +183,8 @@ static size_t clone_devices(tree *d, size_t max)
 }
 
 /* /dev: a read-only tmpfs with the kept devices, the usual links into
- * /proc/self/fd and a private /dev/shm. */
-static int make_dev(tree *d, size_t n, long mib, char *why, size_t len)
+ * /proc/self/fd and a directory for each case's own /dev/shm. */
+static int make_dev(tree *d, size_t n, char *why, size_t len)
 {
   if (mount_tmpfs("/dev", 0755, 1, why, len) != 0 || put_back(d, n, "/dev", why, len) != 0)
     return -1;
@@ -197,34 +197,36 @@ static int make_dev(tree *d, size_t n, long mib, char *why, size_t len)
       return failed(why, len, "cannot link", links[i][0]);
   if (mkdir("/dev/shm", 01777) != 0)
     return failed(why, len, "cannot make", "/dev/shm");
-  return mount_tmpfs("/dev/shm", 01777, mib, why, len);
+  return 0;
 }
 
-/* Everything read-only but the case's scratch, its /dev/shm and the rw
- * paths (their mounts themselves, not what is mounted under them). */
-static int make_read_only(const char *scratch, const char *const *rw, size_t nrw, char *why,
-                          size_t len)
+/* Everything read-only but the rw paths (their mounts themselves, not
+ * what is mounted under them). */
+static int make_read_only(const char *const *rw, size_t nrw, char *why, size_t len)
 {
-  if (!mount_api) {
-    const char *writable[MAX_RW + 2] = {scratch, "/dev/shm"};
-    for (size_t i = 0; i < nrw; i++)
-      writable[2 + i] = rw[i];
-    return nc_remount_read_only(writable, nrw + 2, why, len);
-  }
+  if (!mount_api)
+    return nc_remount_read_only(rw, nrw, why, len);
   if (set_attr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0) != 0)
     return failed(why, len, "mount_setattr read-only on", "/");
-  if (set_attr(scratch, 0, 0, MOUNT_ATTR_RDONLY) != 0)
-    return failed(why, len, "mount_setattr writable on", scratch);
-  if (set_attr("/dev/shm", 0, 0, MOUNT_ATTR_RDONLY) != 0)
-    return failed(why, len, "mount_setattr writable on", "/dev/shm");
   for (size_t i = 0; i < nrw; i++)
     if (set_attr(rw[i], 0, 0, MOUNT_ATTR_RDONLY) != 0)
       return failed(why, len, "mount_setattr writable on", rw[i]);
   return 0;
 }
 
-int nc_sandbox_mounts(const char *scratch, const char *const *rw, size_t nrw, long scratch_mib,
-                      int *remounted, char *why, size_t len)
+/* The working directory looked up again in the new view: kept as it was,
+ * it could still be in a mount now covered (the machine's /dev/shm under
+ * the case's), which no remount reached. */
+static int look_up_cwd(char *why, size_t len)
+{
+  char cwd[4096];
+  if (getcwd(cwd, sizeof(cwd)) == NULL || chdir(cwd) != 0)
+    return chdir("/") == 0 ? 0 : failed(why, len, "cannot change directory to", "/");
+  return 0;
+}
+
+int nc_sandbox_mounts(const char *scratch, const char *const *rw, size_t nrw, int *remounted,
+                      char *why, size_t len)
 {
   tree keep[MAX_RW], dev[MAX_DEVICES];
   mount_api = have_mount_api();
@@ -244,23 +246,23 @@ int nc_sandbox_mounts(const char *scratch, const char *const *rw, size_t nrw, lo
     if (clone_into(&keep[i], rw[i], why, len) != 0)
       return -1;
   size_t ndev = clone_devices(dev, MAX_DEVICES);
-  /* The writable paths as mounts of their own (over themselves), then the
-   * case's scratch: its TMPDIR, its own, gone with it. TMPDIR itself stays
-   * readable (a plugin may live there), as everything else, read-only. */
-  if (put_back(keep, nrw, NULL, why, len) != 0 ||
-      mount_tmpfs(scratch, 0700, scratch_mib, why, len) != 0 ||
-      make_dev(dev, ndev, scratch_mib, why, len) != 0)
+  /* The writable paths as mounts of their own (over themselves), then
+   * /dev; everything else read-only, then the writable ones writable
+   * again. Each case's scratch (its TMPDIR, its own, gone with it),
+   * /dev/shm and /proc come later, in its own mount namespace. TMPDIR
+   * itself stays readable (a plugin may live there), as everything else. */
+  if (put_back(keep, nrw, NULL, why, len) != 0 || make_dev(dev, ndev, why, len) != 0 ||
+      make_read_only(rw, nrw, why, len) != 0)
     return -1;
-  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+  return look_up_cwd(why, len);
+}
+
+int nc_sandbox_case_mounts(const char *scratch, long scratch_mib, char *why, size_t len)
+{
+  if (mount_tmpfs(scratch, 0700, scratch_mib, why, len) != 0 ||
+      mount_tmpfs("/dev/shm", 01777, scratch_mib, why, len) != 0)
+    return -1;
+  if (mount("proc", "/proc", "proc", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
     return failed(why, len, "cannot mount a proc of the namespace on", "/proc");
-  /* Everything read-only, then the writable ones writable again. */
-  if (make_read_only(scratch, rw, nrw, why, len) != 0)
-    return -1;
-  /* The working directory looked up again in the new view: kept as it
-   * was, it could still be in a mount now covered (the machine's /dev/shm
-   * under the case's), which no remount reached. */
-  char cwd[4096];
-  if (getcwd(cwd, sizeof(cwd)) == NULL || chdir(cwd) != 0)
-    return chdir("/") == 0 ? 0 : failed(why, len, "cannot change directory to", "/");
-  return 0;
+  return look_up_cwd(why, len);
 }

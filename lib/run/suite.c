@@ -357,19 +357,17 @@ static void spawn_case_now(const run_state *rs, case_job *job)
     /* Under --sanitize: the tool's command line around the runner's, and
      * the environment it needs. */
     char *tool_argv[16], *env[3], argbuf[PATH_MAX + 64], envbuf[2 * PATH_MAX + 256];
-    /* ... and in the sandbox, the launcher's in front of both. */
-    char *case_argv[16 + 3 + 2 * NC_SANDBOX_MAX_RW];
     nc_sanitize_env(&rs->san, nc_rule_text(job->rule), env, envbuf, sizeof(envbuf));
     if (nc_sanitize_argv(&rs->san, nc_rule_text(job->rule), argv, tool_argv, 16, argbuf,
-                         sizeof(argbuf)) != 0 ||
-        nc_sandbox_argv(&rs->sandbox, tool_argv, case_argv,
-                        sizeof(case_argv) / sizeof(case_argv[0])) != 0) {
+                         sizeof(argbuf)) != 0) {
       job->rc = -1;
       snprintf(job->err, sizeof(job->err), "the tool's command line does not fit");
       return;
     }
-    job->rc = nc_run_program(case_argv, env, rs->config_fd, cfg->timeout_s, &job->cr, job->err,
-                             sizeof(job->err));
+    /* In the sandbox, the run's case server starts it. */
+    job->rc = nc_run_program(tool_argv, env, rs->config_fd,
+                             rs->sandbox.on ? rs->sandbox.server_fd : -1, cfg->timeout_s,
+                             &job->cr, job->err, sizeof(job->err));
   } else { /* --no-fork: here, for debugging */
     in_process_case j = {cfg, job->rule, job->probe};
     job->rc = nc_run_isolated(in_process_case_body, &j, cfg->timeout_s, 1, 1, &job->cr,
@@ -964,6 +962,7 @@ static void collect_repros(run_state *rs, const nc_config *cfg)
 static void end_run(run_state *rs, nc_config *cfg)
 {
   collect_repros(rs, cfg);
+  nc_sandbox_end(&rs->sandbox);
   if (!cfg->no_fork)
     nc_runner_reap_orphans();
   nc_runner_scratch(NULL);
@@ -987,7 +986,7 @@ static nc_report *run(const nc_options *opt)
   rs.cfg = &cfg;
   rs.report = r;
   rs.opt = opt;
-  rs.config_fd = rs.was_subreaper = -1;
+  rs.config_fd = rs.was_subreaper = rs.sandbox.server_fd = -1;
   if (prepare(opt, &cfg, r) == 0 && load_gate(opt, &rs, r) == 0 && need_runner(&rs, r) == 0 &&
       begin_sanitizer(&rs, r) == 0) {
     begin_run(&rs, &cfg);
