@@ -8,9 +8,9 @@
 
 int main(int argc, char **argv)
 {
-  /* Started as the sandbox's launcher: set it up, then run the case's
-   * program inside: a tool around this one, or this one, which goes on
-   * here as the case. */
+  /* Started as the sandbox's case server: set it up, then start each case
+   * the harness asks for inside: a tool around this one, or this one,
+   * which goes on here as the case (in a fork of the server). */
   if (nc_sandbox_is_launch(argc, argv)) {
     char **case_argv;
     int status = nc_sandbox_launch(argc, argv, &case_argv);

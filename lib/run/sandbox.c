@@ -195,9 +195,25 @@ static int start_server(nc_sandbox *sb, int err_fd, char *why, size_t len)
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
   posix_spawn_file_actions_adddup2(&fa, sv[1], NC_SANDBOX_SERVER_FD);
+  /* The run's mark (contain.h) in its environment, which every process
+   * forked from it shows: a case left behind is found as any other. */
   extern char **environ;
+  size_t nenv = 0;
+  while (environ[nenv])
+    nenv++;
+  char mark[64], **envp = malloc((nenv + 2) * sizeof(char *));
+  snprintf(mark, sizeof(mark), "%s=%d", NC_CASE_MARK, (int)getpid());
+  size_t k = 0;
+  for (size_t i = 0; envp && i < nenv; i++)
+    if (strncmp(environ[i], NC_CASE_MARK "=", strlen(NC_CASE_MARK) + 1) != 0)
+      envp[k++] = environ[i];
+  if (envp) {
+    envp[k++] = mark;
+    envp[k] = NULL;
+  }
   pid_t pid;
-  int rc = posix_spawn(&pid, sb->launcher, &fa, NULL, argv, environ);
+  int rc = envp ? posix_spawn(&pid, sb->launcher, &fa, NULL, argv, envp) : ENOMEM;
+  free(envp);
   posix_spawn_file_actions_destroy(&fa);
   close(sv[1]);
   if (rc != 0) {

@@ -46,7 +46,7 @@ typedef enum { NC_SANDBOX_AUTO = 0, NC_SANDBOX_REQUIRED, NC_SANDBOX_OFF } nc_san
 /* "auto", "required", "off"; "?" for others. */
 const char *nc_sandbox_mode_name(int mode);
 
-/* The case runner's first argument that makes it the launcher. */
+/* The case runner's first argument that makes it the case server. */
 #define NC_SANDBOX_ARG "--sandbox"
 
 /* What the sandbox holds back, in words, for the report. */

@@ -373,11 +373,10 @@ static void spawn_case_now(const run_state *rs, case_job *job)
     job->rc = nc_run_isolated(in_process_case_body, &j, cfg->timeout_s, 1, 1, &job->cr,
                               job->err, sizeof(job->err));
   }
-  /* What a killed case left behind. In the sandbox only a killed relay
-   * leaves anything (its init, which takes the namespace with it, then
-   * waits to be reaped), so a case that ended by itself saves the scan of
-   * every process on the machine. */
-  if (!cfg->no_fork && (!rs->sandbox.on || job->cr.timed_out || job->cr.flooded))
+  /* What a killed case left behind. In the sandbox nothing: the relay
+   * starts no process, and its handler takes the case's namespace down
+   * when it ends, so no case costs the scan of every process. */
+  if (!cfg->no_fork && !rs->sandbox.on)
     nc_runner_reap_orphans();
 }
 
