@@ -372,9 +372,63 @@ static int keyed_progress(const nc_record_reader *r, channel_scan *at, const cha
   return progress;
 }
 
+/* What supervise waits for: a child of this process (pid), or a case the
+ * sandbox's server runs (status_fd says how it ended, closing life_fd
+ * ends it). */
+typedef struct waiter {
+  pid_t pid;
+  int status_fd, life_fd;
+  int channel; /* the channel's write end, for the harness's own words */
+  const char *key;
+} waiter;
+
+/* The harness's error on the case's channel, as the case would have sent
+ * it: the case is ERROR "could not check", never the plugin's verdict. */
+static void harness_words(const waiter *w, const char *what, const char *why)
+{
+  const char *f[] = {"error", "harness", what, why};
+  char tag[NC_TRACE_KEY_MAX + 8];
+  snprintf(tag, sizeof(tag), "%s:CHECK", w->key);
+  nc_record_write(w->channel, tag, 4, f);
+}
+
+/* Whether it ended: 0 with *status, 1 still running (WNOHANG), -1 when
+ * its status is lost. */
+static int wait_end(waiter *w, int *status, int options)
+{
+  if (w->pid > 0)
+    return wait_for(w->pid, status, options);
+  if (options & WNOHANG) {
+    struct pollfd p = {.fd = w->status_fd, .events = POLLIN};
+    if (poll(&p, 1, 0) != 1)
+      return 1;
+  }
+  char why[300];
+  if (nc_sandbox_read_end(w->status_fd, status, why, sizeof(why)) != 0) {
+    harness_words(w, "the case's sandbox is set up", why);
+    *status = NC_CHILD_EXIT_NO_RUNNER << 8;
+  }
+  return 0;
+}
+
+/* Ends it (and whatever it started) and waits until it has ended. */
+static int end_it(waiter *w, int *status)
+{
+  if (w->pid > 0) {
+    kill(w->pid, SIGKILL);
+    return wait_for(w->pid, status, 0);
+  }
+  close(w->life_fd); /* the handler kills the namespace's init, then says so */
+  w->life_fd = -1;
+  nc_sandbox_ended ignored;
+  while (read(w->status_fd, &ignored, sizeof(ignored)) > 0)
+    ;
+  return -1;
+}
+
 /* The parent's side: reads records until the child ends or stays silent
  * past its deadline, then ends it and fills out. */
-static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child_result *out)
+static void supervise(spawn *s, waiter *wt, double t0, double timeout_s, nc_child_result *out)
 {
   nc_record_reader reader;
   nc_record_reader_init(&reader);
@@ -397,10 +451,15 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
       out->timed_out = 1;
       break;
     }
+    if (wt->pid <= 0 && nc_run_interrupted())
+      break; /* ended below: the interruption's kill reaches no sandboxed case */
     if (open_pipe) {
-      struct pollfd pfd = {.fd = s->fds[0], .events = POLLIN};
+      /* The sandbox's status too: this process holds the channel's write
+       * end there, so its end of file does not say the case ended. */
+      struct pollfd pfd[2] = {{.fd = s->fds[0], .events = POLLIN},
+                              {.fd = wt->pid > 0 ? -1 : wt->status_fd, .events = POLLIN}};
       int ms = left > 0.05 ? 50 : (int)(left * 1000) + 1;
-      if (poll(&pfd, 1, ms) > 0) {
+      if (poll(pfd, 2, ms) > 0 && pfd[0].revents) {
         char buf[8192];
         ssize_t n = read(s->fds[0], buf, sizeof(buf));
         if (n > 0) {
@@ -425,20 +484,19 @@ static void supervise(spawn *s, pid_t pid, double t0, double timeout_s, nc_child
     } else {
       nc_sleep(0.002);
     }
-    int w = wait_for(pid, &status, WNOHANG);
+    int w = wait_end(wt, &status, WNOHANG);
     if (w <= 0) {
       reaped = 1;
       lost = w < 0;
     }
   }
   /* Take whatever is still buffered, then end the group: plugin code may
-   * have left processes behind. */
-  if (s->own_group)
-    kill(-pid, SIGKILL);
-  if (!reaped) {
-    kill(pid, SIGKILL);
-    lost = wait_for(pid, &status, 0) < 0;
-  }
+   * have left processes behind. (In the sandbox, the namespace's init took
+   * them with it.) */
+  if (s->own_group && wt->pid > 0)
+    kill(-wt->pid, SIGKILL);
+  if (!reaped)
+    lost = end_it(wt, &status) < 0;
   /* Reaped: the orphan sweep may now treat what is left as orphans. */
   if (s->slot >= 0) {
     pthread_mutex_lock(&live_lock);
@@ -525,7 +583,8 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
     nc_coverage_flush();
     _exit(nc_trace_channel_lost() ? NC_CHILD_EXIT_CHANNEL_LOST : 0);
   }
-  supervise(&s, pid, t0, timeout_s, out);
+  waiter w = {pid, -1, -1, -1, s.key};
+  supervise(&s, &w, t0, timeout_s, out);
   spawn_release(&s);
   return 0;
 }
@@ -584,6 +643,36 @@ static char **marked_environment(char *mark, size_t marklen, char *const *extra)
   return envp;
 }
 
+/* The case handed to the sandbox's server: no process of this one's, so
+ * no fork of the (threaded, perhaps large) harness per case. */
+static int run_in_sandbox(spawn *s, int server, char *const *argv, char *const *envp,
+                          int config_fd, int key_fd, double timeout_s, nc_child_result *out,
+                          char *err, size_t errlen)
+{
+  int request = nc_sandbox_request(0, s->key, argv, envp);
+  if (request < 0) {
+    snprintf(err, errlen, "cannot write the case's request to the sandbox (its command line "
+                          "and environment, at most %u MiB): %s",
+             NC_SANDBOX_REQ_MAX >> 20, strerror(errno));
+    return -1;
+  }
+  double t0 = nc_now();
+  waiter w = {0, -1, -1, s->fds[1], s->key};
+  int started = nc_sandbox_start(server, request, s->outfd, s->fds[1], s->page_fd, config_fd,
+                                 key_fd, &w.status_fd, &w.life_fd);
+  int e = errno;
+  close(request);
+  if (started != 0) {
+    snprintf(err, errlen, "cannot hand the case to the sandbox's case server: %s", strerror(e));
+    return -1;
+  }
+  supervise(s, &w, t0, timeout_s, out);
+  close(w.status_fd);
+  if (w.life_fd >= 0)
+    close(w.life_fd);
+  return 0;
+}
+
 int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, int sandbox_server,
                    double timeout_s, nc_child_result *out, char *err, size_t errlen)
 {
@@ -607,17 +696,13 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, int
     return -1;
   }
   close(key_pipe[1]); /* the key alone, then end of file */
-  /* In the sandbox, the case server starts it from the request. */
-  size_t request_len = 0;
-  char *request = sandbox_server >= 0
-                      ? nc_sandbox_request(0, s.key, argv, envp, &request_len) : NULL;
-  if (sandbox_server >= 0 && !request) {
-    snprintf(err, errlen, "the case's command line and environment do not fit a request to "
-                          "the sandbox (over %u KiB)", NC_SANDBOX_REQ_MAX >> 10);
+  if (sandbox_server >= 0) {
+    int rc = run_in_sandbox(&s, sandbox_server, argv, envp, config_fd, key_pipe[0], timeout_s,
+                            out, err, errlen);
     close(key_pipe[0]);
     spawn_release(&s);
     free(envp);
-    return -1;
+    return rc;
   }
   s.own_group = 1;
   double t0 = nc_now();
@@ -627,7 +712,6 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, int
     close(key_pipe[0]);
     spawn_release(&s);
     free(envp);
-    free(request);
     return -1;
   }
   if (pid == 0) {
@@ -642,18 +726,17 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, int
     int channel = fcntl(s.fds[1], F_DUPFD, 10), page = s.page_fd >= 0 ? fcntl(s.page_fd, F_DUPFD, 10) : -1;
     int config = config_fd >= 0 ? fcntl(config_fd, F_DUPFD, 10) : -1;
     int key_fd = fcntl(key_pipe[0], F_DUPFD, 10);
-    int server = sandbox_server >= 0 ? fcntl(sandbox_server, F_DUPFD, 10) : -1;
     dup2(channel, NC_RUNNER_CHANNEL_FD);
     if (page >= 0)
       dup2(page, NC_RUNNER_PAGE_FD);
     if (config >= 0)
       dup2(config, NC_RUNNER_CONFIG_FD);
     dup2(key_fd, NC_RUNNER_KEY_FD);
-    if (server >= 0) {
-      dup2(server, NC_RUNNER_KEY_FD + 1);
-      close_from(NC_RUNNER_KEY_FD + 2);
-      nc_sandbox_relay(NC_RUNNER_KEY_FD + 1, request, request_len, s.key);
-    }
+    /* None made: nothing of this process's in their places. */
+    if (page < 0)
+      close(NC_RUNNER_PAGE_FD);
+    if (config < 0)
+      close(NC_RUNNER_CONFIG_FD);
     close_from(NC_RUNNER_KEY_FD + 1);
     execve(argv[0], argv, envp);
     char why[512];
@@ -665,9 +748,9 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, int
     _exit(NC_CHILD_EXIT_NO_RUNNER);
   }
   free(envp);
-  free(request);
   close(key_pipe[0]);
-  supervise(&s, pid, t0, timeout_s, out);
+  waiter w = {pid, -1, -1, -1, s.key};
+  supervise(&s, &w, t0, timeout_s, out);
   spawn_release(&s);
   return 0;
 }

@@ -74,8 +74,8 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
  * supervised as above. env_extra ("NAME=value" strings, NULL-terminated;
  * may be NULL) replaces or adds those variables in its environment. With
  * sandbox_server (the socket of the run's case server, sandbox.h; else
- * -1) the child is the relay: the server starts the program in the
- * sandbox, and the child ends as it ends. */
+ * -1) the server starts the program in the sandbox instead, and its end
+ * comes from there: no child of this process. */
 int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, int sandbox_server,
                    double timeout_s, nc_child_result *out, char *err, size_t errlen);
 

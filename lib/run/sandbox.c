@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The harness's side of the sandbox: the run's case server, started and
- * tried once before any case, and each case's relay, which hands the
- * server its request. The server itself is sandbox_launch.c, in the case
- * runner. */
+ * tried once before any case, and each case handed to it. The server
+ * itself is sandbox_launch.c, in the case runner. */
 #define _GNU_SOURCE
 #include "sandbox.h"
 
@@ -14,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,8 +34,38 @@ const char *nc_sandbox_mode_name(int mode)
   return mode >= 0 && mode < 3 ? names[mode] : "?";
 }
 
-char *nc_sandbox_request(int probe, const char *key, char *const *argv, char *const *envp,
-                         size_t *len)
+/* Whether one LD_PRELOAD entry is valgrind's own (vgpreload_*). */
+static int valgrinds(const char *lib, size_t n)
+{
+  for (size_t i = 0; i + 10 <= n; i++)
+    if (memcmp(lib + i, "vgpreload_", 10) == 0)
+      return 1;
+  return 0;
+}
+
+/* entry with valgrind's preloads left out of LD_PRELOAD, into out (as
+ * long as entry); the entry itself when it is another variable. */
+static const char *without_valgrind(const char *entry, char *out)
+{
+  if (strncmp(entry, "LD_PRELOAD=", 11) != 0)
+    return entry;
+  char *at = stpcpy(out, "LD_PRELOAD=");
+  for (const char *p = entry + 11; *p;) {
+    size_t n = strcspn(p, ": ");
+    if (n && !valgrinds(p, n)) {
+      if (at[-1] != '=')
+        *at++ = ':';
+      memcpy(at, p, n);
+      at += n;
+    }
+    p += n;
+    p += *p != '\0';
+  }
+  *at = '\0';
+  return out;
+}
+
+int nc_sandbox_request(int probe, const char *key, char *const *argv, char *const *envp)
 {
   nc_sandbox_req_head h = {NC_SANDBOX_REQ_MAGIC, (unsigned)probe, 0, 0};
   size_t n = sizeof(h) + strlen(key) + 1;
@@ -46,27 +75,46 @@ char *nc_sandbox_request(int probe, const char *key, char *const *argv, char *co
     n += strlen(envp[h.envc]) + 1;
   char *buf = n <= NC_SANDBOX_REQ_MAX ? malloc(n) : NULL;
   if (!buf)
-    return NULL;
+    return -1;
   memcpy(buf, &h, sizeof(h));
   char *at = buf + sizeof(h);
   at = stpcpy(at, key) + 1;
   for (unsigned i = 0; i < h.argc; i++)
     at = stpcpy(at, argv[i]) + 1;
-  for (unsigned i = 0; i < h.envc; i++)
-    at = stpcpy(at, envp[i]) + 1;
-  *len = n;
-  return buf;
+  for (unsigned i = 0; i < h.envc; i++) {
+    const char *entry = without_valgrind(envp[i], at);
+    at = entry == at ? at + strlen(at) + 1 : stpcpy(at, entry) + 1;
+  }
+  size_t len = (size_t)(at - buf);
+  int fd = memfd_create("nve-conform-request", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  int ok = fd >= 0;
+  for (size_t done = 0; ok && done < len;) {
+    ssize_t w = write(fd, buf + done, len - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    ok = w > 0;
+    done += ok ? (size_t)w : 0;
+  }
+  free(buf);
+  /* Sealed: what the harness asked for is what the server reads. */
+  if (!ok || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  return fd;
 }
 
-/* Sends the request with its descriptors; 0, or -1 with errno. */
-static int send_request(int server, const char *request, size_t len, const int *fds)
+/* Sends the request's descriptors; 0, or -1 with errno. */
+static int send_request(int server, const int *fds)
 {
   union {
     char buf[CMSG_SPACE(sizeof(int) * NC_SANDBOX_REQ_FDS)];
     struct cmsghdr align;
   } ctl;
   memset(&ctl, 0, sizeof(ctl));
-  struct iovec iov = {(void *)request, len};
+  unsigned magic = NC_SANDBOX_REQ_MAGIC;
+  struct iovec iov = {&magic, sizeof(magic)};
   struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
                        .msg_controllen = sizeof(ctl.buf)};
   struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
@@ -77,7 +125,7 @@ static int send_request(int server, const char *request, size_t len, const int *
   ssize_t sent;
   while ((sent = sendmsg(server, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR)
     ;
-  return sent == (ssize_t)len ? 0 : -1;
+  return sent == (ssize_t)sizeof(magic) ? 0 : -1;
 }
 
 /* Reads how the case ended; 0, or -1 at end of file (nothing was said). */
@@ -95,74 +143,62 @@ static int read_end(int fd, nc_sandbox_ended *end)
   return 0;
 }
 
-void nc_sandbox_end_as(int status)
+int nc_sandbox_start(int server, int request, int out, int channel, int page, int config,
+                     int key, int *status_fd, int *life_fd)
 {
-  if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    struct rlimit none = {0, 0};
-    setrlimit(RLIMIT_CORE, &none);
-    signal(sig, SIG_DFL);
-    sigset_t only;
-    sigemptyset(&only);
-    sigaddset(&only, sig);
-    sigprocmask(SIG_UNBLOCK, &only, NULL);
-    nc_coverage_flush();
-    kill(getpid(), sig);
-    _exit(128 + sig);
+  int status[2], life[2] = {-1, -1};
+  if (pipe2(status, O_CLOEXEC) != 0)
+    return -1;
+  if (pipe2(life, O_CLOEXEC) != 0) {
+    int e = errno;
+    close(status[0]);
+    close(status[1]);
+    errno = e;
+    return -1;
   }
-  nc_coverage_flush();
-  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : NC_CHILD_EXIT_NO_RUNNER);
-}
-
-/* The relay's words on the channel: the harness's error, never the
- * plugin's verdict. System calls and stack buffers only (a fork of a
- * threaded program). */
-static __attribute__((noreturn)) void relay_fails(const char *key, const char *what, int err)
-{
-  char why[300];
-  const char *reason = err ? strerror(err) : "";
-  snprintf(why, sizeof(why), "the case's sandbox did not run it: %s%s%s", what,
-           err ? ": " : "", reason);
-  const char *f[] = {"error", "harness", "the case's sandbox is set up", why};
-  char tag[NC_TRACE_KEY_MAX + 8];
-  snprintf(tag, sizeof(tag), "%s%sCHECK", key, key[0] ? ":" : "");
-  nc_record_write(NC_RUNNER_CHANNEL_FD, tag, 4, f);
-  _exit(NC_CHILD_EXIT_NO_RUNNER);
-}
-
-void nc_sandbox_relay(int server, const char *request, size_t len, const char *key)
-{
-  int status[2], life[2];
-  if (pipe2(status, O_CLOEXEC) != 0 || pipe2(life, O_CLOEXEC) != 0)
-    relay_fails(key, "cannot create a pipe", errno);
   /* A descriptor the harness could not make goes as /dev/null: the case
    * says what it misses. */
   int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  int fds[NC_SANDBOX_REQ_FDS] = {1, status[1], life[0], NC_RUNNER_CHANNEL_FD, NC_RUNNER_PAGE_FD,
-                                 NC_RUNNER_CONFIG_FD, NC_RUNNER_KEY_FD};
-  for (int i = NC_SANDBOX_REQ_PAGE; i <= NC_SANDBOX_REQ_CONFIG; i++)
-    if (fcntl(fds[i], F_GETFD) < 0)
-      fds[i] = null;
-  if (send_request(server, request, len, fds) != 0)
-    relay_fails(key, "the run's case server is gone", errno);
-  /* Only the channel (for the words above), the status and the life
-   * kept: the case holds the rest. */
-  close(server);
+  int fds[NC_SANDBOX_REQ_FDS] = {out >= 0 ? out : null, status[1], life[0], channel,
+                                 page >= 0 ? page : null, config >= 0 ? config : null, key,
+                                 request};
+  int sent = send_request(server, fds);
+  int e = errno;
+  /* The server holds its copies now: the case's ends go from here. */
   close(status[1]);
   close(life[0]);
-  close(null);
-  for (int fd = NC_RUNNER_PAGE_FD; fd <= NC_RUNNER_KEY_FD; fd++)
-    close(fd);
+  if (null >= 0)
+    close(null);
+  if (sent != 0) {
+    close(status[0]);
+    close(life[1]);
+    errno = e;
+    return -1;
+  }
+  *status_fd = status[0];
+  *life_fd = life[1];
+  return 0;
+}
+
+int nc_sandbox_read_end(int status_fd, int *status, char *why, size_t len)
+{
   nc_sandbox_ended end;
-  if (read_end(status[0], &end) != 0)
-    relay_fails(key, "the run's case server ended before the case", 0);
-  if (end.who == 0 || (WIFEXITED(end.status) && WEXITSTATUS(end.status) == NC_CHILD_EXIT_NO_RUNNER))
-    nc_sandbox_end_as(end.status); /* the case's end, or the init said why on the channel */
-  char what[96];
-  snprintf(what, sizeof(what), "the namespace's init ended before the case (%s %d)",
+  if (read_end(status_fd, &end) != 0) {
+    snprintf(why, len, "its handler in the sandbox ended before the case (killed?)");
+    return -1;
+  }
+  if (end.who == 2) {
+    snprintf(why, len, "the run's case server could not start it: %s", strerror(end.status));
+    return -1;
+  }
+  if (end.who == 0 || (WIFEXITED(end.status) && WEXITSTATUS(end.status) == NC_CHILD_EXIT_NO_RUNNER)) {
+    *status = end.status; /* the case's end, or the init said why on the channel */
+    return 0;
+  }
+  snprintf(why, len, "the namespace's init ended before the case (%s %d)",
            WIFSIGNALED(end.status) ? "signal" : "exit status",
            WIFSIGNALED(end.status) ? WTERMSIG(end.status) : WEXITSTATUS(end.status));
-  relay_fails(key, what, 0);
+  return -1;
 }
 
 /* Starts the case server on one end of a socket pair, its stderr on
@@ -258,14 +294,15 @@ static int probe(nc_sandbox *sb, char *why, size_t len)
     close(err[1]);
     return -1;
   }
-  size_t rlen = 0;
-  char *request = nc_sandbox_request(1, "", NULL, NULL, &rlen);
+  int request = nc_sandbox_request(1, "", NULL, NULL);
   int sent = -1;
-  if (request && pipe2(status, O_CLOEXEC) == 0 && pipe2(life, O_CLOEXEC) == 0) {
-    int fds[NC_SANDBOX_REQ_FDS] = {err[1], status[1], life[0], err[1], err[1], err[1], err[1]};
-    sent = send_request(sb->server_fd, request, rlen, fds);
+  if (request >= 0 && pipe2(status, O_CLOEXEC) == 0 && pipe2(life, O_CLOEXEC) == 0) {
+    int fds[NC_SANDBOX_REQ_FDS] = {err[1], status[1], life[0], err[1],
+                                   err[1], err[1],    err[1],  request};
+    sent = send_request(sb->server_fd, fds);
   }
-  free(request);
+  if (request >= 0)
+    close(request);
   /* The server holds what it was sent: the probe's ends go. */
   close(err[1]);
   if (status[1] >= 0)

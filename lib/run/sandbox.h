@@ -10,14 +10,14 @@
  * (a fresh single-threaded program, and never under valgrind even when the
  * harness is), which takes a user namespace (where not root), a mount
  * namespace with the read-only view below and a network namespace, and
- * then starts each case the harness asks for on its socket
- * (NC_SANDBOX_SERVER_FD) as four processes:
+ * then starts each case the harness hands it on its socket
+ * (NC_SANDBOX_SERVER_FD) as three processes; the harness hears how the
+ * case ended on a status pipe and ends it by closing a life pipe:
  *
- *   the relay   the harness's child (a fork, no exec): hands the request
- *               over, then ends as the case ended (its exit status, or its
- *               signal); when it is killed, so is the case
- *   the handler the server's child: takes new PID, mount and IPC
- *               namespaces for the case and watches the relay
+ *   the handler the server's child: takes new user (where not root), PID,
+ *               mount and IPC namespaces for the case; when the life pipe
+ *               closes, kills the init; once the init is gone, says how
+ *               the case ended
  *   the init    PID 1 of that PID namespace: mounts the case's own
  *               TMPDIR, /dev/shm and /proc, reaps, and takes every process
  *               of the namespace with it
@@ -31,9 +31,13 @@
  * shared sweeps, the sanitizer's reports, the call log); /dev holds the
  * harmless devices (and a GPU's), /dev/shm is private, /proc shows the
  * case's PID namespace only. No case sees another's processes, files or
- * IPC objects; the network namespace, empty and with its loopback down,
- * is the run's. Starting a case this way costs a few forks, not an exec
- * and a network namespace (make bench-suite measures the difference). */
+ * IPC objects, nor shares its per-user limits; the network namespace,
+ * empty and with its loopback down, is the run's, and the seccomp filter
+ * denies every socket address (bind, connect, sendto one), so no name in
+ * it reaches another case or a daemon outside. Starting a case this way
+ * costs a few forks of a small process, not a fork of the harness, an
+ * exec and a network namespace (make bench-suite measures the
+ * difference). */
 #ifndef NC_SANDBOX_H
 #define NC_SANDBOX_H
 
@@ -54,7 +58,8 @@ const char *nc_sandbox_mode_name(int mode);
   "new session, no terminal; no capabilities, no_new_privs; seccomp denies ptrace, "       \
   "process_vm_writev, process_vm_readv (but of itself), perf_event_open, bpf, keyctl, "   \
   "mount and namespace calls, "                                                             \
-  "io_uring and AF_UNIX sockets; /proc of its own; read-only files but a private TMPDIR "  \
+  "io_uring, AF_UNIX sockets and socket addresses (bind, connect, listen, sendmsg, sendto " \
+  "an address); /proc of its own; read-only files but a private TMPDIR "                  \
   "and the run's shared sweeps; dies with the harness"
 
 /* What the probe says where the kernel has no mount API (sandbox_mounts.c). */
@@ -89,46 +94,52 @@ int nc_sandbox_begin(nc_sandbox *sb, int mode, int in_process, const char *launc
 void nc_sandbox_end(nc_sandbox *sb);
 
 /* A request to the case server: argv and envp of the case runner (or of a
- * tool around it) and the key its records carry, packed before the fork
- * that sends it (the relay of a threaded harness must not allocate).
- * NULL when out of memory or too long. */
-char *nc_sandbox_request(int probe, const char *key, char *const *argv, char *const *envp,
-                         size_t *len);
+ * tool around it) and the key its records carry, in a sealed memfd.
+ * Valgrind's own preloads are left out of LD_PRELOAD, as
+ * valgrind leaves them out of a program it does not follow. The memfd, or
+ * -1 when out of memory or over NC_SANDBOX_REQ_MAX. */
+int nc_sandbox_request(int probe, const char *key, char *const *argv, char *const *envp);
 
-/* The relay, in the harness's forked child: its channel, page, config and
- * key on their NC_RUNNER_* descriptors, its output on 1 and 2, server the
- * server's socket. Hands the request over, then ends as the case ended;
- * never returns. */
-__attribute__((noreturn)) void nc_sandbox_relay(int server, const char *request, size_t len,
-                                                const char *key);
+/* Hands a case to the server: the request (above) and the case's
+ * descriptors (its output, channel, page, config and key; page or config
+ * -1 when there is none), which the server takes copies of. 0 with
+ * *status_fd, where how it ended comes (nc_sandbox_read_end), and
+ * *life_fd, whose closing ends the case and everything it started; or -1
+ * with errno. */
+int nc_sandbox_start(int server, int request, int out, int channel, int page, int config,
+                     int key, int *status_fd, int *life_fd);
 
-/* Ends this process as a wait status says a process ended: its exit
- * status, or its signal (without a core file). */
-__attribute__((noreturn)) void nc_sandbox_end_as(int status);
+/* How a case in the sandbox ended, read from status_fd (blocks): 0 with
+ * its wait status, or -1 with why when the sandbox did not run it to its
+ * end. */
+int nc_sandbox_read_end(int status_fd, int *status, char *why, size_t len);
 
 /* The case server's side of a request: the descriptors that come with it,
- * in this order, and the header of its bytes (then the key, argv and envp,
- * each string ending in a NUL). */
+ * in this order; the message itself is NC_SANDBOX_REQ_MAGIC, and the
+ * request's bytes are the header, then the key, argv and envp, each
+ * string ending in a NUL. */
 enum {
   NC_SANDBOX_REQ_OUT, /* the case's stdout and stderr */
-  NC_SANDBOX_REQ_STATUS, /* where the init writes how the case ended */
-  NC_SANDBOX_REQ_LIFE,   /* its write end is the relay's: end of file once it is gone */
+  NC_SANDBOX_REQ_STATUS, /* where the handler writes how the case ended */
+  NC_SANDBOX_REQ_LIFE,   /* its write end is the harness's: end of file ends the case */
   NC_SANDBOX_REQ_CHANNEL,
   NC_SANDBOX_REQ_PAGE,
   NC_SANDBOX_REQ_CONFIG,
   NC_SANDBOX_REQ_KEY,
+  NC_SANDBOX_REQ_BYTES, /* the memfd of the request */
   NC_SANDBOX_REQ_FDS
 };
 #define NC_SANDBOX_REQ_MAGIC 0x6e637376u
-#define NC_SANDBOX_REQ_MAX (256u << 10)
+#define NC_SANDBOX_REQ_MAX (8u << 20)
 typedef struct nc_sandbox_req_head {
   unsigned magic, probe, argc, envc;
 } nc_sandbox_req_head;
 
-/* What the relay reads on the status pipe: the case's wait status (who 0,
- * from the init), or the init's (who 1, from the handler: the case never
- * ended on its own; exit status NC_CHILD_EXIT_NO_RUNNER when it said why on
- * the channel). */
+/* What the harness reads on the status pipe, from the handler once the
+ * case's namespace is gone: who 0, the case's wait status; 1, the init's
+ * (the case never ended on its own; exit status NC_CHILD_EXIT_NO_RUNNER
+ * when it said why on the channel); 2, the server or the handler could
+ * not start it (status: the errno). */
 typedef struct nc_sandbox_ended {
   int who, status;
 } nc_sandbox_ended;

@@ -41,6 +41,7 @@
 typedef struct server {
   pid_t parent; /* the harness */
   pid_t self;   /* the server, as its handlers see it */
+  int user;     /* not root: a user namespace for the run, and one per case */
   char scratch[PATH_MAX]; /* each case's TMPDIR: a private tmpfs there */
   char rw[NC_SANDBOX_MAX_RW + 1][PATH_MAX];
   const char *rwp[NC_SANDBOX_MAX_RW + 1];
@@ -144,28 +145,42 @@ static int write_file(const char *path, const char *text)
   return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
+/* A user namespace just made: this process's uid and gid, the same
+ * numbers inside, and no setgroups. */
+static int map_ids(uid_t uid, gid_t gid, char *why, size_t len)
+{
+  char map[64];
+  if (write_file("/proc/self/setgroups", "deny") != 0) {
+    snprintf(why, len, "cannot write /proc/self/setgroups: %s", strerror(errno));
+    return -1;
+  }
+  snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
+  if (write_file("/proc/self/uid_map", map) != 0) {
+    snprintf(why, len, "cannot write /proc/self/uid_map: %s", strerror(errno));
+    return -1;
+  }
+  snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid, (unsigned)gid);
+  if (write_file("/proc/self/gid_map", map) != 0) {
+    snprintf(why, len, "cannot write /proc/self/gid_map: %s", strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
 /* The run's namespaces: user (where not root), mount and network; each
- * case's handler takes PID, mount and IPC ones in them. */
-static void unshare_run(void)
+ * case's handler takes user (again), PID, mount and IPC ones in them. */
+static void unshare_run(server *sv)
 {
   uid_t uid = geteuid();
   gid_t gid = getegid();
-  int user = uid != 0;
-  if (unshare(CLONE_NEWNS | CLONE_NEWNET | (user ? CLONE_NEWUSER : 0)) != 0)
+  sv->user = uid != 0;
+  if (unshare(CLONE_NEWNS | CLONE_NEWNET | (sv->user ? CLONE_NEWUSER : 0)) != 0)
     server_fails("unshare(%smount and network namespaces): %s (namespaces not available "
                  "here: a container without them, or user.max_*_namespaces at 0)",
-                 user ? "user, " : "", strerror(errno));
-  if (!user)
-    return;
-  char map[64];
-  if (write_file("/proc/self/setgroups", "deny") != 0)
-    server_fails("cannot write /proc/self/setgroups: %s", strerror(errno));
-  snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
-  if (write_file("/proc/self/uid_map", map) != 0)
-    server_fails("cannot write /proc/self/uid_map: %s", strerror(errno));
-  snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid, (unsigned)gid);
-  if (write_file("/proc/self/gid_map", map) != 0)
-    server_fails("cannot write /proc/self/gid_map: %s", strerror(errno));
+                 sv->user ? "user, " : "", strerror(errno));
+  char why[300];
+  if (sv->user && map_ids(uid, gid, why, sizeof(why)) != 0)
+    server_fails("%s", why);
 }
 
 /* PROGRAM is this very program (not a tool around it): the case can go on
@@ -279,10 +294,10 @@ static void write_end(int fd, int who, int status)
 }
 
 /* The init: PID 1 of the case's namespaces. Its mounts, the case, then
- * how it ended to the relay; when it ends, the kernel ends whatever else
- * the namespace holds. Returns only in the case, when it goes on in this
- * program. */
-static void be_init(const server *sv, const request *rq)
+ * how it ended to the handler (told); when it ends, the kernel ends
+ * whatever else the namespace holds. Returns only in the case, when it
+ * goes on in this program. */
+static void be_init(const server *sv, const request *rq, int told)
 {
   signal(SIGCHLD, SIG_DFL);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -291,6 +306,7 @@ static void be_init(const server *sv, const request *rq)
     _exit(0); /* the handler died before the line above: nobody to work for */
   close(LIFELINE_FD);
   close(LIFE_FD);
+  close(STATUS_FD); /* the relay hears from the handler, once all this is gone */
   prctl(PR_SET_DUMPABLE, 0); /* no case opens its memory or descriptors */
   char why[600];
   if (nc_sandbox_case_mounts(sv->scratch, sv->scratch_mib, why, sizeof(why)) != 0)
@@ -299,7 +315,7 @@ static void be_init(const server *sv, const request *rq)
   if (the_case < 0)
     fail(rq, "cannot fork the case: %s", strerror(errno));
   if (the_case == 0) {
-    close(STATUS_FD);
+    close(told);
     if (be_case(sv, rq))
       return;
   }
@@ -310,7 +326,9 @@ static void be_init(const server *sv, const request *rq)
     int st;
     pid_t w = waitpid(-1, &st, __WALL);
     if (w == the_case) {
-      write_end(STATUS_FD, 0, st);
+      if (write(told, &st, sizeof(st)) != (ssize_t)sizeof(st)) {
+        /* the handler is gone: nobody to tell */
+      }
       nc_coverage_flush();
       _exit(0);
     }
@@ -319,14 +337,23 @@ static void be_init(const server *sv, const request *rq)
   }
 }
 
+/* The server could not start a request: says why (an errno) on its
+ * status descriptor, which the relay reads. */
+static __attribute__((noreturn)) void refuse(int status_fd, int err)
+{
+  write_end(status_fd, 2, err);
+  nc_coverage_flush();
+  _exit(NC_CHILD_EXIT_NO_RUNNER);
+}
+
 /* The request's descriptors to their places: output on 1 and 2, the
  * case's on the NC_RUNNER_* ones, status and life above them. */
-static void place_fds(const request *rq, int *fds)
+static void place_fds(int *fds)
 {
   for (int i = 0; i < NC_SANDBOX_REQ_FDS; i++) {
     int high = fcntl(fds[i], F_DUPFD_CLOEXEC, PARKED_FLOOR);
     if (high < 0)
-      fail(rq, "cannot place the request's descriptors: %s", strerror(errno));
+      refuse(fds[NC_SANDBOX_REQ_STATUS], errno);
     close(fds[i]);
     fds[i] = high;
   }
@@ -334,12 +361,13 @@ static void place_fds(const request *rq, int *fds)
       [NC_SANDBOX_REQ_OUT] = 1,     [NC_SANDBOX_REQ_STATUS] = STATUS_FD,
       [NC_SANDBOX_REQ_LIFE] = LIFE_FD, [NC_SANDBOX_REQ_CHANNEL] = NC_RUNNER_CHANNEL_FD,
       [NC_SANDBOX_REQ_PAGE] = NC_RUNNER_PAGE_FD, [NC_SANDBOX_REQ_CONFIG] = NC_RUNNER_CONFIG_FD,
-      [NC_SANDBOX_REQ_KEY] = NC_RUNNER_KEY_FD};
+      [NC_SANDBOX_REQ_KEY] = NC_RUNNER_KEY_FD, [NC_SANDBOX_REQ_BYTES] = -1};
   for (int i = 0; i < NC_SANDBOX_REQ_FDS; i++) {
-    if (dup2(fds[i], place[i]) < 0)
-      fail(rq, "cannot place the request's descriptors: %s", strerror(errno));
-    close(fds[i]);
+    if (place[i] >= 0 && dup2(fds[i], place[i]) < 0)
+      refuse(fds[NC_SANDBOX_REQ_STATUS], errno);
   }
+  for (int i = 0; i < NC_SANDBOX_REQ_FDS; i++)
+    close(fds[i]);
   dup2(1, 2);
   /* The case's own (what execve would keep); the handler's stay private. */
   fcntl(STATUS_FD, F_SETFD, FD_CLOEXEC);
@@ -364,15 +392,27 @@ static void on_child(int sig)
  * the case, when it goes on in this program. */
 static void be_handler(const server *sv, const request *rq, int *fds)
 {
-  in_handler = 1;
   signal(SIGCHLD, SIG_DFL);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   close(NC_SANDBOX_SERVER_FD);
-  place_fds(rq, fds);
+  place_fds(fds);
+  in_handler = 1;
   if (getppid() != sv->self)
     fail(rq, "the case server ended before the case"); /* died before the line above */
-  if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC) != 0)
-    fail(rq, "unshare(PID, mount and IPC namespaces): %s", strerror(errno));
+  /* A user namespace of its own too: the per-user counts (RLIMIT_NPROC
+   * among them) are then the case's, not shared with the cases beside it. */
+  uid_t uid = geteuid();
+  gid_t gid = getegid();
+  if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (sv->user ? CLONE_NEWUSER : 0)) != 0)
+    fail(rq, "unshare(%sPID, mount and IPC namespaces): %s", sv->user ? "user, " : "",
+         strerror(errno));
+  /* The maps are written through /proc/self, which only a dumpable
+   * process owns (no case exists yet). */
+  char why[300];
+  prctl(PR_SET_DUMPABLE, 1);
+  if (sv->user && map_ids(uid, gid, why, sizeof(why)) != 0)
+    fail(rq, "%s", why);
+  prctl(PR_SET_DUMPABLE, 0);
   /* The init's lifeline (end of file once this process is gone) and the
    * SIGCHLD wake-up, above everything the init and the case get. */
   int lifeline[2], keep = -1;
@@ -390,6 +430,17 @@ static void be_handler(const server *sv, const request *rq, int *fds)
     close(child_pipe[i]);
     child_pipe[i] = high;
   }
+  /* How the case ended, from the init to here. */
+  int told[2];
+  if (pipe2(told, O_CLOEXEC | O_NONBLOCK) != 0)
+    fail(rq, "cannot create a pipe: %s", strerror(errno));
+  for (int i = 0; i < 2; i++) {
+    int high = fcntl(told[i], F_DUPFD_CLOEXEC, PARKED_FLOOR);
+    if (high < 0)
+      fail(rq, "cannot create a pipe: %s", strerror(errno));
+    close(told[i]);
+    told[i] = high;
+  }
   struct sigaction sa = {.sa_handler = on_child};
   sigemptyset(&sa.sa_mask);
   sigaction(SIGCHLD, &sa, NULL);
@@ -401,10 +452,13 @@ static void be_handler(const server *sv, const request *rq, int *fds)
     close(keep);
     close(child_pipe[0]);
     close(child_pipe[1]);
-    be_init(sv, rq);
+    close(told[0]);
+    be_init(sv, rq, told[1]);
     return;
   }
-  /* Only the status, the relay's life, the lifeline and the wake-up. */
+  /* Only the status, the relay's life, the lifeline, the wake-up and what
+   * the init tells. */
+  close(told[1]);
   close(LIFELINE_FD);
   for (int fd = 0; fd <= NC_RUNNER_KEY_FD; fd++)
     close(fd);
@@ -414,7 +468,13 @@ static void be_handler(const server *sv, const request *rq, int *fds)
       break;
     int st;
     if (waitpid(init, &st, WNOHANG) == init) {
-      write_end(STATUS_FD, 1, st); /* read only when the init said nothing */
+      /* The namespace is gone now, and everything in it: the relay may
+       * end, and the harness go on. */
+      int case_status;
+      if (read(told[0], &case_status, sizeof(case_status)) == (ssize_t)sizeof(case_status))
+        write_end(STATUS_FD, 0, case_status);
+      else
+        write_end(STATUS_FD, 1, st);
       break;
     }
     if (p[0].revents) { /* the relay is gone */
@@ -460,16 +520,17 @@ static int parse_request(char *buf, size_t len, request *rq)
   return rq->probe || h.argc > 0 ? 0 : -1;
 }
 
-/* Waits for the next request; 1 with its bytes and descriptors, 0 when
- * the harness closed its end. */
-static int next_request(char *buf, size_t cap, size_t *len, int *fds)
+/* Waits for the next request; 1 with its descriptors, 0 when the
+ * harness closed its end. */
+static int next_request(int *fds)
 {
   for (;;) {
     union {
       char buf[CMSG_SPACE(sizeof(int) * NC_SANDBOX_REQ_FDS)];
       struct cmsghdr align;
     } ctl;
-    struct iovec iov = {buf, cap};
+    unsigned magic = 0;
+    struct iovec iov = {&magic, sizeof(magic)};
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
                          .msg_controllen = sizeof(ctl.buf)};
     ssize_t got = recvmsg(NC_SANDBOX_SERVER_FD, &msg, MSG_CMSG_CLOEXEC);
@@ -490,13 +551,45 @@ static int next_request(char *buf, size_t cap, size_t *len, int *fds)
             close(fd);
         }
       }
-    if (n == NC_SANDBOX_REQ_FDS && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-      *len = (size_t)got;
+    if (n == NC_SANDBOX_REQ_FDS && got == (ssize_t)sizeof(magic) &&
+        magic == NC_SANDBOX_REQ_MAGIC && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
       return 1;
-    }
-    for (int i = 0; i < n; i++) /* not a request: its relay reads end of file */
+    if (n > NC_SANDBOX_REQ_STATUS)
+      write_end(fds[NC_SANDBOX_REQ_STATUS], 2, EINVAL);
+    for (int i = 0; i < n; i++) /* not a request: its relay says so */
       close(fds[i]);
   }
+}
+
+/* The request's bytes from its memfd (malloc'd, NUL-terminated past its
+ * length); NULL with errno. */
+static char *read_request(int fd, size_t *len)
+{
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return NULL;
+  if (st.st_size <= 0 || (unsigned long long)st.st_size > NC_SANDBOX_REQ_MAX) {
+    errno = EMSGSIZE;
+    return NULL;
+  }
+  char *buf = malloc((size_t)st.st_size + 1);
+  if (!buf)
+    return NULL;
+  size_t done = 0;
+  while (done < (size_t)st.st_size) {
+    ssize_t r = pread(fd, buf + done, (size_t)st.st_size - done, (off_t)done);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0) {
+      free(buf);
+      errno = r == 0 ? EMSGSIZE : errno;
+      return NULL;
+    }
+    done += (size_t)r;
+  }
+  buf[done] = '\0';
+  *len = done;
+  return buf;
 }
 
 /* Every descriptor but the standard ones and the server's socket: what
@@ -558,7 +651,7 @@ int nc_sandbox_launch(int argc, char **argv, char ***case_argv)
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
-  unshare_run();
+  unshare_run(&sv);
   int remounted = 0;
   char why[600];
   if (nc_sandbox_mounts(sv.scratch, sv.rwp, sv.nrw, &remounted, why, sizeof(why)) != 0)
@@ -577,25 +670,24 @@ int nc_sandbox_launch(int argc, char **argv, char ***case_argv)
     dup2(null, 2);
     close(null);
   }
-  static char buf[NC_SANDBOX_REQ_MAX];
   int fds[NC_SANDBOX_REQ_FDS];
-  size_t len;
-  while (next_request(buf, sizeof(buf), &len, fds)) {
+  while (next_request(fds)) {
     request rq = {0, "", NULL, NULL};
-    if (parse_request(buf, len, &rq) != 0) {
-      for (int i = 0; i < NC_SANDBOX_REQ_FDS; i++)
-        close(fds[i]);
-      continue;
-    }
-    pid_t handler = fork();
+    size_t len = 0;
+    char *buf = read_request(fds[NC_SANDBOX_REQ_BYTES], &len);
+    int err = !buf ? errno : parse_request(buf, len, &rq) != 0 ? EINVAL : 0;
+    pid_t handler = err ? -1 : fork();
     if (handler == 0) {
       be_handler(&sv, &rq, fds);
       *case_argv = rq.argv; /* the case, going on in this program */
       return NC_SANDBOX_GO_ON;
     }
+    if (handler < 0)
+      write_end(fds[NC_SANDBOX_REQ_STATUS], 2, err ? err : errno);
     for (int i = 0; i < NC_SANDBOX_REQ_FDS; i++)
       close(fds[i]);
     free(rq.argv);
+    free(buf);
   }
   /* The run is over: the last handlers first (their cases are done). */
   signal(SIGCHLD, SIG_DFL);

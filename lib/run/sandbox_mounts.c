@@ -200,17 +200,24 @@ static int make_dev(tree *d, size_t n, char *why, size_t len)
   return 0;
 }
 
-/* Everything read-only but the rw paths (their mounts themselves, not
- * what is mounted under them). */
+/* Everything read-only but the rw paths and /proc (their mounts
+ * themselves, not what is mounted under them). /proc stays for the
+ * server's handlers, which write their user namespaces' maps there; each
+ * case sees a read-only /proc of its own over it. */
 static int make_read_only(const char *const *rw, size_t nrw, char *why, size_t len)
 {
+  const char *writable[MAX_RW + 1];
+  size_t n = 0;
+  for (; n < nrw; n++)
+    writable[n] = rw[n];
+  writable[n++] = "/proc";
   if (!mount_api)
-    return nc_remount_read_only(rw, nrw, why, len);
+    return nc_remount_read_only(writable, n, why, len);
   if (set_attr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0) != 0)
     return failed(why, len, "mount_setattr read-only on", "/");
-  for (size_t i = 0; i < nrw; i++)
-    if (set_attr(rw[i], 0, 0, MOUNT_ATTR_RDONLY) != 0)
-      return failed(why, len, "mount_setattr writable on", rw[i]);
+  for (size_t i = 0; i < n; i++)
+    if (set_attr(writable[i], 0, 0, MOUNT_ATTR_RDONLY) != 0)
+      return failed(why, len, "mount_setattr writable on", writable[i]);
   return 0;
 }
 
