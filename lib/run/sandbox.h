@@ -8,14 +8,13 @@
  *   nve-conform-case --sandbox --parent PID --scratch DIR [--rw PATH]...
  *
  * (a fresh single-threaded program, and never under valgrind even when the
- * harness is), which takes a user namespace (where not root), a mount
- * namespace with the read-only view below and a network namespace, and
- * then starts each case the harness hands it on its socket
+ * harness is), which takes a user namespace (where not root) and a mount
+ * namespace with the read-only view below, and then starts each case the harness hands it on its socket
  * (NC_SANDBOX_SERVER_FD) as three processes; the harness hears how the
  * case ended on a status pipe and ends it by closing a life pipe:
  *
  *   the handler the server's child: takes new user (where not root), PID,
- *               mount and IPC namespaces for the case; when the life pipe
+ *               mount, IPC and network namespaces for the case; when the life pipe
  *               closes, kills the init; once the init is gone, says how
  *               the case ended
  *   the init    PID 1 of that PID namespace: mounts the case's own
@@ -30,14 +29,12 @@
  * tmpfs on DIR, which becomes its TMPDIR) and the --rw paths (the run's
  * shared sweeps, the sanitizer's reports, the call log); /dev holds the
  * harmless devices (and a GPU's), /dev/shm is private, /proc shows the
- * case's PID namespace only. No case sees another's processes, files or
- * IPC objects, nor shares its per-user limits; the network namespace,
- * empty and with its loopback down, is the run's, and the seccomp filter
- * denies every socket address (bind, connect, sendto one), so no name in
- * it reaches another case or a daemon outside. Starting a case this way
- * costs a few forks of a small process, not a fork of the harness, an
- * exec and a network namespace (make bench-suite measures the
- * difference). */
+ * case's PID namespace only. No case sees another's processes, files,
+ * IPC objects or network (each has a network namespace of its own, with
+ * its loopback down), nor shares its per-user limits. Starting a case
+ * this way costs a few forks of a small process and the case's
+ * namespaces, not a fork of the harness and an exec (make bench-suite
+ * measures the difference). */
 #ifndef NC_SANDBOX_H
 #define NC_SANDBOX_H
 
@@ -58,8 +55,7 @@ const char *nc_sandbox_mode_name(int mode);
   "new session, no terminal; no capabilities, no_new_privs; seccomp denies ptrace, "       \
   "process_vm_writev, process_vm_readv (but of itself), perf_event_open, bpf, keyctl, "   \
   "mount and namespace calls, "                                                             \
-  "io_uring, AF_UNIX sockets and socket addresses (bind, connect, listen, sendmsg, sendto " \
-  "an address); /proc of its own; read-only files but a private TMPDIR "                  \
+  "io_uring and AF_UNIX sockets; /proc of its own; read-only files but a private TMPDIR "  \
   "and the run's shared sweeps; dies with the harness"
 
 /* What the probe says where the kernel has no mount API (sandbox_mounts.c). */

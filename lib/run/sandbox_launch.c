@@ -167,17 +167,17 @@ static int map_ids(uid_t uid, gid_t gid, char *why, size_t len)
   return 0;
 }
 
-/* The run's namespaces: user (where not root), mount and network; each
- * case's handler takes user (again), PID, mount and IPC ones in them. */
+/* The run's namespaces: user (where not root) and mount; each case's
+ * handler takes user (again), PID, mount, IPC and network ones in them. */
 static void unshare_run(server *sv)
 {
   uid_t uid = geteuid();
   gid_t gid = getegid();
   sv->user = uid != 0;
-  if (unshare(CLONE_NEWNS | CLONE_NEWNET | (sv->user ? CLONE_NEWUSER : 0)) != 0)
-    server_fails("unshare(%smount and network namespaces): %s (namespaces not available "
-                 "here: a container without them, or user.max_*_namespaces at 0)",
-                 sv->user ? "user, " : "", strerror(errno));
+  if (unshare(CLONE_NEWNS | (sv->user ? CLONE_NEWUSER : 0)) != 0)
+    server_fails("unshare(%smount namespaces): %s (namespaces not available here: a "
+                 "container without them, or user.max_*_namespaces at 0)",
+                 sv->user ? "user and " : "", strerror(errno));
   char why[300];
   if (sv->user && map_ids(uid, gid, why, sizeof(why)) != 0)
     server_fails("%s", why);
@@ -399,12 +399,15 @@ static void be_handler(const server *sv, const request *rq, int *fds)
   in_handler = 1;
   if (getppid() != sv->self)
     fail(rq, "the case server ended before the case"); /* died before the line above */
-  /* A user namespace of its own too: the per-user counts (RLIMIT_NPROC
-   * among them) are then the case's, not shared with the cases beside it. */
+  /* A user namespace of its own too, so that the per-user counts
+   * (RLIMIT_NPROC among them) are the case's, not shared with the cases
+   * beside it; and a network namespace, whose names (abstract sockets,
+   * netlink ports, /proc/net) no other case sees. */
   uid_t uid = geteuid();
   gid_t gid = getegid();
-  if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (sv->user ? CLONE_NEWUSER : 0)) != 0)
-    fail(rq, "unshare(%sPID, mount and IPC namespaces): %s", sv->user ? "user, " : "",
+  if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET |
+              (sv->user ? CLONE_NEWUSER : 0)) != 0)
+    fail(rq, "unshare(%sPID, mount, IPC and network namespaces): %s", sv->user ? "user, " : "",
          strerror(errno));
   /* The maps are written through /proc/self, which only a dumpable
    * process owns (no case exists yet). */
@@ -441,7 +444,7 @@ static void be_handler(const server *sv, const request *rq, int *fds)
     close(told[i]);
     told[i] = high;
   }
-  struct sigaction sa = {.sa_handler = on_child};
+  struct sigaction sa = {.sa_handler = on_child, .sa_flags = SA_NOCLDSTOP};
   sigemptyset(&sa.sa_mask);
   sigaction(SIGCHLD, &sa, NULL);
   pid_t init = fork();
@@ -466,6 +469,10 @@ static void be_handler(const server *sv, const request *rq, int *fds)
     struct pollfd p[2] = {{.fd = LIFE_FD, .events = POLLIN}, {.fd = child_pipe[0], .events = POLLIN}};
     if (poll(p, 2, -1) < 0 && errno != EINTR)
       break;
+    /* Emptied before the look: a SIGCHLD after it wakes the next poll. */
+    char drain[64];
+    while (read(child_pipe[0], drain, sizeof(drain)) > 0)
+      ;
     int st;
     if (waitpid(init, &st, WNOHANG) == init) {
       /* The namespace is gone now, and everything in it: the relay may
@@ -483,9 +490,6 @@ static void be_handler(const server *sv, const request *rq, int *fds)
         ;
       break;
     }
-    char drain[64];
-    while (read(child_pipe[0], drain, sizeof(drain)) > 0)
-      ;
   }
   nc_coverage_flush();
   _exit(0);
