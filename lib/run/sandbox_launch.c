@@ -61,7 +61,7 @@ typedef struct request {
 static void write_end(int fd, int who, int status);
 
 /* 1 in a handler: its failures go on the status pipe too, so that the
- * relay knows the reason is on the channel. */
+ * harness knows the reason is on the channel. */
 static int in_handler;
 
 /* Ends a handler, an init or a case with why: on the channel as the
@@ -289,7 +289,7 @@ static void write_end(int fd, int who, int status)
 {
   nc_sandbox_ended end = {who, status};
   if (write(fd, &end, sizeof(end)) != (ssize_t)sizeof(end)) {
-    /* the relay is gone: nobody to tell */
+    /* the harness is gone: nobody to tell */
   }
 }
 
@@ -306,7 +306,7 @@ static void be_init(const server *sv, const request *rq, int told)
     _exit(0); /* the handler died before the line above: nobody to work for */
   close(LIFELINE_FD);
   close(LIFE_FD);
-  close(STATUS_FD); /* the relay hears from the handler, once all this is gone */
+  close(STATUS_FD); /* the harness hears from the handler, once all this is gone */
   prctl(PR_SET_DUMPABLE, 0); /* no case opens its memory or descriptors */
   char why[600];
   if (nc_sandbox_case_mounts(sv->scratch, sv->scratch_mib, why, sizeof(why)) != 0)
@@ -338,7 +338,7 @@ static void be_init(const server *sv, const request *rq, int told)
 }
 
 /* The server could not start a request: says why (an errno) on its
- * status descriptor, which the relay reads. */
+ * status descriptor, which the harness reads. */
 static __attribute__((noreturn)) void refuse(int status_fd, int err)
 {
   write_end(status_fd, 2, err);
@@ -386,23 +386,26 @@ static void on_child(int sig)
   errno = saved;
 }
 
-/* The handler: the server's child for one request. New PID, mount and IPC
- * namespaces, the init in them; then waits for the init, or for the
- * relay's end (the harness killed it: the case goes too). Returns only in
- * the case, when it goes on in this program. */
-static void be_handler(const server *sv, const request *rq, int *fds)
+/* A pipe with both ends above what the init and the case get. */
+static void high_pipe(const request *rq, int p[2], int flags)
 {
-  signal(SIGCHLD, SIG_DFL);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  close(NC_SANDBOX_SERVER_FD);
-  place_fds(fds);
-  in_handler = 1;
-  if (getppid() != sv->self)
-    fail(rq, "the case server ended before the case"); /* died before the line above */
-  /* A user namespace of its own too, so that the per-user counts
-   * (RLIMIT_NPROC among them) are the case's, not shared with the cases
-   * beside it; and a network namespace, whose names (abstract sockets,
-   * netlink ports, /proc/net) no other case sees. */
+  if (pipe2(p, O_CLOEXEC | flags) != 0)
+    fail(rq, "cannot create a pipe: %s", strerror(errno));
+  for (int i = 0; i < 2; i++) {
+    int high = fcntl(p[i], F_DUPFD_CLOEXEC, PARKED_FLOOR);
+    if (high < 0)
+      fail(rq, "cannot create a pipe: %s", strerror(errno));
+    close(p[i]);
+    p[i] = high;
+  }
+}
+
+/* The case's own namespaces: user too (not as root), so that the per-user
+ * counts (RLIMIT_NPROC among them) are the case's, not shared with the
+ * cases beside it; and network, whose names (abstract sockets, netlink
+ * ports, /proc/net) no other case sees. */
+static void unshare_case(const server *sv, const request *rq)
+{
   uid_t uid = geteuid();
   gid_t gid = getegid();
   if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET |
@@ -416,34 +419,63 @@ static void be_handler(const server *sv, const request *rq, int *fds)
   if (sv->user && map_ids(uid, gid, why, sizeof(why)) != 0)
     fail(rq, "%s", why);
   prctl(PR_SET_DUMPABLE, 0);
-  /* The init's lifeline (end of file once this process is gone) and the
-   * SIGCHLD wake-up, above everything the init and the case get. */
-  int lifeline[2], keep = -1;
-  if (pipe2(lifeline, O_CLOEXEC) != 0 || dup3(lifeline[0], LIFELINE_FD, O_CLOEXEC) < 0 ||
-      (keep = fcntl(lifeline[1], F_DUPFD_CLOEXEC, PARKED_FLOOR)) < 0)
+}
+
+/* The handler's wait: for the init (then says how the case ended, told
+ * by the init), or for the end of the life pipe (the harness ends the
+ * case: the init goes, and the namespace with it). */
+static void watch_init(pid_t init, int told)
+{
+  for (;;) {
+    struct pollfd p[2] = {{.fd = LIFE_FD, .events = POLLIN}, {.fd = child_pipe[0], .events = POLLIN}};
+    if (poll(p, 2, -1) < 0 && errno != EINTR)
+      return;
+    /* Emptied before the look: a SIGCHLD after it wakes the next poll. */
+    char drain[64];
+    while (read(child_pipe[0], drain, sizeof(drain)) > 0)
+      ;
+    int st;
+    if (waitpid(init, &st, WNOHANG) == init) {
+      /* The namespace is gone now, and everything in it: the harness may
+       * go on. */
+      int case_status;
+      if (read(told, &case_status, sizeof(case_status)) == (ssize_t)sizeof(case_status))
+        write_end(STATUS_FD, 0, case_status);
+      else
+        write_end(STATUS_FD, 1, st);
+      return;
+    }
+    if (p[0].revents) {
+      kill(init, SIGKILL);
+      while (waitpid(init, &st, 0) < 0 && errno == EINTR)
+        ;
+      return;
+    }
+  }
+}
+
+/* The handler: the server's child for one request. The case's namespaces,
+ * the init in them; then watches it. Returns only in the case, when it
+ * goes on in this program. */
+static void be_handler(const server *sv, const request *rq, int *fds)
+{
+  signal(SIGCHLD, SIG_DFL);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  close(NC_SANDBOX_SERVER_FD);
+  place_fds(fds);
+  in_handler = 1;
+  if (getppid() != sv->self)
+    fail(rq, "the case server ended before the case"); /* died before the line above */
+  unshare_case(sv, rq);
+  /* The init's lifeline (end of file once this process is gone), the
+   * SIGCHLD wake-up and how the case ended, from the init to here. */
+  int lifeline[2], told[2];
+  high_pipe(rq, lifeline, 0);
+  if (dup3(lifeline[0], LIFELINE_FD, O_CLOEXEC) < 0)
     fail(rq, "cannot create a pipe: %s", strerror(errno));
   close(lifeline[0]);
-  close(lifeline[1]);
-  if (pipe2(child_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
-    fail(rq, "cannot create a pipe: %s", strerror(errno));
-  for (int i = 0; i < 2; i++) {
-    int high = fcntl(child_pipe[i], F_DUPFD_CLOEXEC, PARKED_FLOOR);
-    if (high < 0)
-      fail(rq, "cannot create a pipe: %s", strerror(errno));
-    close(child_pipe[i]);
-    child_pipe[i] = high;
-  }
-  /* How the case ended, from the init to here. */
-  int told[2];
-  if (pipe2(told, O_CLOEXEC | O_NONBLOCK) != 0)
-    fail(rq, "cannot create a pipe: %s", strerror(errno));
-  for (int i = 0; i < 2; i++) {
-    int high = fcntl(told[i], F_DUPFD_CLOEXEC, PARKED_FLOOR);
-    if (high < 0)
-      fail(rq, "cannot create a pipe: %s", strerror(errno));
-    close(told[i]);
-    told[i] = high;
-  }
+  high_pipe(rq, child_pipe, O_NONBLOCK);
+  high_pipe(rq, told, O_NONBLOCK);
   struct sigaction sa = {.sa_handler = on_child, .sa_flags = SA_NOCLDSTOP};
   sigemptyset(&sa.sa_mask);
   sigaction(SIGCHLD, &sa, NULL);
@@ -452,45 +484,20 @@ static void be_handler(const server *sv, const request *rq, int *fds)
     fail(rq, "cannot fork the namespace's init: %s", strerror(errno));
   if (init == 0) {
     in_handler = 0;
-    close(keep);
+    close(lifeline[1]);
     close(child_pipe[0]);
     close(child_pipe[1]);
     close(told[0]);
     be_init(sv, rq, told[1]);
     return;
   }
-  /* Only the status, the relay's life, the lifeline, the wake-up and what
+  /* Only the status, the life pipe, the lifeline, the wake-up and what
    * the init tells. */
   close(told[1]);
   close(LIFELINE_FD);
   for (int fd = 0; fd <= NC_RUNNER_KEY_FD; fd++)
     close(fd);
-  for (;;) {
-    struct pollfd p[2] = {{.fd = LIFE_FD, .events = POLLIN}, {.fd = child_pipe[0], .events = POLLIN}};
-    if (poll(p, 2, -1) < 0 && errno != EINTR)
-      break;
-    /* Emptied before the look: a SIGCHLD after it wakes the next poll. */
-    char drain[64];
-    while (read(child_pipe[0], drain, sizeof(drain)) > 0)
-      ;
-    int st;
-    if (waitpid(init, &st, WNOHANG) == init) {
-      /* The namespace is gone now, and everything in it: the relay may
-       * end, and the harness go on. */
-      int case_status;
-      if (read(told[0], &case_status, sizeof(case_status)) == (ssize_t)sizeof(case_status))
-        write_end(STATUS_FD, 0, case_status);
-      else
-        write_end(STATUS_FD, 1, st);
-      break;
-    }
-    if (p[0].revents) { /* the relay is gone */
-      kill(init, SIGKILL);
-      while (waitpid(init, &st, 0) < 0 && errno == EINTR)
-        ;
-      break;
-    }
-  }
+  watch_init(init, told[0]);
   nc_coverage_flush();
   _exit(0);
 }
@@ -560,7 +567,7 @@ static int next_request(int *fds)
       return 1;
     if (n > NC_SANDBOX_REQ_STATUS)
       write_end(fds[NC_SANDBOX_REQ_STATUS], 2, EINVAL);
-    for (int i = 0; i < n; i++) /* not a request: its relay says so */
+    for (int i = 0; i < n; i++) /* not a request: the harness says so */
       close(fds[i]);
   }
 }

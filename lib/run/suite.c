@@ -373,9 +373,9 @@ static void spawn_case_now(const run_state *rs, case_job *job)
     job->rc = nc_run_isolated(in_process_case_body, &j, cfg->timeout_s, 1, 1, &job->cr,
                               job->err, sizeof(job->err));
   }
-  /* What a killed case left behind. In the sandbox nothing: the relay
-   * starts no process, and its handler takes the case's namespace down
-   * when it ends, so no case costs the scan of every process. */
+  /* What a killed case left behind. In the sandbox nothing of it is this
+   * process's: its handler takes the case's namespace down before the end
+   * is reported, so no case costs the scan of every process. */
   if (!cfg->no_fork && !rs->sandbox.on)
     nc_runner_reap_orphans();
 }
