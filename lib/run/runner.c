@@ -22,9 +22,9 @@
 
 #include "atomic_file.h"
 #include "contain.h"
-#include "sandbox.h"
 #include "coverage.h"
 #include "nve_conform.h"
+#include "sandbox.h"
 #include "silence.h"
 #include "trace.h"
 
@@ -616,7 +616,7 @@ static int same_variable(const char *entry, const char *var)
  * (contain.h) in place of any earlier one, and the extra variables. Built
  * before fork: the child of a threaded program must not allocate. NULL
  * when out of memory. */
-static char **marked_environment(char *mark, size_t marklen, char *const *extra)
+char **nc_marked_environment(char *mark, size_t marklen, char *const *extra)
 {
   extern char **environ;
   size_t n = 0, nextra = 0;
@@ -683,7 +683,7 @@ int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, int
     return -1;
   make_key(s.key, sizeof(s.key)); /* a fresh one for every case process */
   char mark[64];
-  char **envp = marked_environment(mark, sizeof(mark), env_extra);
+  char **envp = nc_marked_environment(mark, sizeof(mark), env_extra);
   int key_pipe[2] = {-1, -1};
   if (!envp || pipe2(key_pipe, O_CLOEXEC) != 0 ||
       write(key_pipe[1], s.key, strlen(s.key)) != (ssize_t)strlen(s.key)) {

@@ -79,6 +79,12 @@ int nc_run_isolated(nc_child_body body, void *arg, double timeout_s, int in_proc
 int nc_run_program(char *const *argv, char *const *env_extra, int config_fd, int sandbox_server,
                    double timeout_s, nc_child_result *out, char *err, size_t errlen);
 
+/* This process's environment with the run's mark (contain.h) in place of
+ * any earlier one, and the extra variables ("NAME=value", NULL-terminated;
+ * may be NULL): the strings are this process's, the array is malloc'd (to
+ * free). NULL when out of memory. */
+char **nc_marked_environment(char *mark, size_t marklen, char *const *extra);
+
 void nc_child_result_free(nc_child_result *r);
 
 /* The signal nc_interrupt_run was called with (0: none since the run

@@ -20,10 +20,7 @@
 #include <unistd.h>
 
 #include "contain.h"
-#include "coverage.h"
-#include "record.h"
 #include "runner.h"
-#include "trace.h"
 
 /* A probe that takes longer than this is taken as a failure. */
 #define PROBE_TIMEOUT_MS 10000
@@ -233,20 +230,7 @@ static int start_server(nc_sandbox *sb, int err_fd, char *why, size_t len)
   posix_spawn_file_actions_adddup2(&fa, sv[1], NC_SANDBOX_SERVER_FD);
   /* The run's mark (contain.h) in its environment, which every process
    * forked from it shows: a case left behind is found as any other. */
-  extern char **environ;
-  size_t nenv = 0;
-  while (environ[nenv])
-    nenv++;
-  char mark[64], **envp = malloc((nenv + 2) * sizeof(char *));
-  snprintf(mark, sizeof(mark), "%s=%d", NC_CASE_MARK, (int)getpid());
-  size_t k = 0;
-  for (size_t i = 0; envp && i < nenv; i++)
-    if (strncmp(environ[i], NC_CASE_MARK "=", strlen(NC_CASE_MARK) + 1) != 0)
-      envp[k++] = environ[i];
-  if (envp) {
-    envp[k++] = mark;
-    envp[k] = NULL;
-  }
+  char mark[64], **envp = nc_marked_environment(mark, sizeof(mark), NULL);
   pid_t pid;
   int rc = envp ? posix_spawn(&pid, sb->launcher, &fa, NULL, argv, envp) : ENOMEM;
   free(envp);
@@ -279,7 +263,7 @@ static int readable_within(int fd, int ms)
  * server is stopped). */
 static int probe(nc_sandbox *sb, char *why, size_t len)
 {
-  int err[2], status[2] = {-1, -1}, life[2] = {-1, -1};
+  int err[2];
   if (pipe2(err, O_CLOEXEC) != 0) {
     snprintf(why, len, "cannot create a pipe: %s", strerror(errno));
     return -1;
@@ -294,33 +278,24 @@ static int probe(nc_sandbox *sb, char *why, size_t len)
     close(err[1]);
     return -1;
   }
-  int request = nc_sandbox_request(1, "", NULL, NULL);
-  int sent = -1;
-  if (request >= 0 && pipe2(status, O_CLOEXEC) == 0 && pipe2(life, O_CLOEXEC) == 0) {
-    int fds[NC_SANDBOX_REQ_FDS] = {err[1], status[1], life[0], err[1],
-                                   err[1], err[1],    err[1],  request};
-    sent = send_request(sb->server_fd, fds);
-  }
+  /* The probe is a request as a case's, its words on the error pipe. */
+  int request = nc_sandbox_request(1, "", NULL, NULL), status = -1, life = -1;
+  int sent = request >= 0 ? nc_sandbox_start(sb->server_fd, request, err[1], err[1], -1, -1,
+                                             err[1], &status, &life)
+                          : -1;
   if (request >= 0)
     close(request);
-  /* The server holds what it was sent: the probe's ends go. */
-  close(err[1]);
-  if (status[1] >= 0)
-    close(status[1]);
-  if (life[0] >= 0)
-    close(life[0]);
+  close(err[1]); /* the server holds what it was sent */
   nc_sandbox_ended end = {1, 0};
   int answered = 0, timed_out = 0;
   if (sent == 0) {
-    if (readable_within(status[0], PROBE_TIMEOUT_MS))
-      answered = read_end(status[0], &end) == 0;
+    if (readable_within(status, PROBE_TIMEOUT_MS))
+      answered = read_end(status, &end) == 0;
     else
       timed_out = 1;
+    close(status);
+    close(life); /* a probe still running is killed now */
   }
-  if (status[0] >= 0)
-    close(status[0]);
-  if (life[1] >= 0)
-    close(life[1]); /* a probe still running is killed now */
   /* What the server and the probe said, on the way to their end. */
   char msg[512];
   size_t got = 0;
