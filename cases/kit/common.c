@@ -9,6 +9,7 @@
 #include "calls.h"
 #include "cuda.h"
 #include "device_feed.h"
+#include "digest.h"
 #include "dtype.h"
 #include "guarded.h"
 #include "quiet.h"
@@ -184,22 +185,6 @@ void nc_close_table(const nve_ext_table_factory_t *f, const nve_ext_table_t *t)
 /* Keys per batch, fewer for wide rows (nc_batch_for_rows). */
 #define BATCH 5000
 
-/* FNV-1a over 8-byte words, then the odd bytes: wide rows are hashed
- * a word at a time. */
-static uint64_t fnv(uint64_t h, const void *data, size_t len)
-{
-  const unsigned char *p = data;
-  size_t i = 0;
-  for (; i + 8 <= len; i += 8) {
-    uint64_t word;
-    memcpy(&word, p + i, 8);
-    h = (h ^ word) * 0x100000001b3ull;
-  }
-  for (; i < len; i++)
-    h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
-}
-
 /* The workload's buffers, by index; a DEVICE table gets device copies. */
 enum { KEYS, VALUES, MASK, SIZES, OUT, BUFFERS };
 
@@ -273,13 +258,13 @@ static int find_and_digest(workload *w, int64_t n)
       from_table(w, OUT, (size_t)(n * w->stride)))
     return harness_failed(w, "copy find's results back");
   uint64_t h = w->res->digest;
-  h = fnv(h, mask, words * sizeof(uint64_t));
+  h = nc_digest64(h, mask, words * sizeof(uint64_t));
   for (int64_t i = 0; i < n; i++) {
     if (!(mask[i / 64] >> (i % 64) & 1))
       continue;
     int64_t size = sizes[i] < 0 || sizes[i] > w->stride ? w->stride : sizes[i];
-    h = fnv(h, &sizes[i], sizeof(int64_t));
-    h = fnv(h, out + i * w->stride, (size_t)size);
+    h = nc_digest64(h, &sizes[i], sizeof(int64_t));
+    h = nc_digest64(h, out + i * w->stride, (size_t)size);
   }
   w->res->digest = h;
   return 0;
@@ -370,7 +355,7 @@ static int run_ops(workload *w, uint64_t seed)
   nc_feed_enter(&w->feed);
   if (!counter_kept || nc_call_get_lookup_counter(t, &counter) != NVE_SUCCESS)
     counter = -1;
-  w->res->digest = fnv(w->res->digest, &counter, sizeof(counter));
+  w->res->digest = nc_digest64(w->res->digest, &counter, sizeof(counter));
   nc_feed_enter(&w->feed);
   if (step(w, "clear", nc_call_clear(t)) != 0 || find_and_digest(w, batch) != 0)
     return -1;

@@ -14,6 +14,7 @@
 #include "case_api.h"
 #include "device_feed.h"
 #include "oracle.h"
+#include "row_fill.h" /* nc_fill_rows, for any buffer */
 
 /* The most bytes one buffer of a call may take: wider rows mean fewer keys
  * per call (nc_tk_batch), so a 1 MiB row costs no more than a narrow one. */
@@ -109,9 +110,6 @@ void nc_tk_mismatch(nc_tk *k, nc_rule owner, const char *call, const char *expec
  * the table's element type where it has one (so sums are exact), bytes
  * otherwise, and in the bytes past the last whole element. */
 void nc_tk_rows(const nc_tk *k, int64_t n, int64_t stride, uint64_t tag, unsigned char *out);
-/* The same for any buffer: n rows of width bytes, stride apart, of dtype. */
-void nc_fill_rows(unsigned char *out, int64_t n, int64_t stride, int64_t width,
-                  nve_data_type_t dtype, uint64_t tag);
 /* The update_size of an accumulate with updates of dtype: as many elements
  * as fit both the row (in the table's type) and max_row_size bytes of
  * updates; half: about half as many. 0 when the table's values have no

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A running 64-bit digest of bytes, for comparing the results of two runs
+ * of the same calls (the workload's find results): not cryptographic,
+ * only sensitive to every byte and to the digest it continues. */
+#ifndef NC_DIGEST_H
+#define NC_DIGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define NC_DIGEST_PRIME 0x100000001b3ull
+
+/* FNV-1a over 8-byte words, then the odd bytes: wide rows are hashed a
+ * word at a time, in four lanes of interleaved words, so that the
+ * multiplies overlap rather than wait on one another. The lanes start
+ * from constants of their own and are folded into h at the end: lanes
+ * seeded from h would let it cancel out (the digest of a run would then
+ * be that of its last find). */
+static inline uint64_t nc_digest64(uint64_t h, const void *data, size_t len)
+{
+  const unsigned char *p = data;
+  size_t i = 0;
+  if (len >= 64) {
+    uint64_t lane[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull,
+                        0xc2b2ae3d27d4eb4full};
+    for (; i + 32 <= len; i += 32)
+      for (int l = 0; l < 4; l++) {
+        uint64_t word;
+        memcpy(&word, p + i + 8 * l, 8);
+        lane[l] = (lane[l] ^ word) * NC_DIGEST_PRIME;
+      }
+    for (int l = 0; l < 4; l++)
+      h = (h ^ lane[l]) * NC_DIGEST_PRIME;
+  }
+  for (; i + 8 <= len; i += 8) {
+    uint64_t word;
+    memcpy(&word, p + i, 8);
+    h = (h ^ word) * NC_DIGEST_PRIME;
+  }
+  for (; i < len; i++)
+    h = (h ^ p[i]) * NC_DIGEST_PRIME;
+  return h;
+}
+
+#endif
