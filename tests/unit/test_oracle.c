@@ -120,6 +120,36 @@ static void test_short_write_candidates_and_sums(void **state)
   nc_oracle_free(o);
 }
 
+/* A model made after another one was freed knows none of its keys, even
+ * grown as large (the memory it grows into may be the earlier one's), and
+ * a model knows none of its own keys after a clear. */
+static void test_models_share_nothing(void **state)
+{
+  (void)state;
+  enum { KEYS = 20000 };
+  static int64_t keys[KEYS];
+  static unsigned char rows[KEYS * ROW];
+  for (int i = 0; i < KEYS; i++) {
+    keys[i] = 1000 + i;
+    row_of((float)i, 1, rows + i * ROW);
+  }
+  nc_oracle *first = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 1, -1);
+  nc_oracle_insert(first, KEYS, keys, ROW, rows);
+  assert_int_equal(check(first, 1000 + 77, 1, 77, 1), NC_ORACLE_OK);
+  nc_oracle_free(first);
+  nc_oracle *second = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 1, -1);
+  for (int i = 0; i < KEYS; i++)
+    keys[i] = -5 - i; /* other keys, as many: it grows as far */
+  nc_oracle_insert(second, KEYS, keys, ROW, rows);
+  for (int i = 0; i < KEYS; i += 97)
+    assert_int_equal(check(second, 1000 + i, 1, (float)i, 1), NC_ORACLE_HIT_ABSENT);
+  assert_int_equal(check(second, -5 - 77, 1, 77, 1), NC_ORACLE_OK);
+  nc_oracle_clear(second);
+  assert_int_equal(check(second, -5 - 77, 1, 77, 1), NC_ORACLE_HIT_ABSENT);
+  assert_int_equal(nc_oracle_entries(second), 0);
+  nc_oracle_free(second);
+}
+
 static void test_exact_table_may_not_miss(void **state)
 {
   (void)state;
@@ -297,6 +327,7 @@ int main(void)
       cmocka_unit_test(test_opaque_rows),
       cmocka_unit_test(test_observe_after_check),
       cmocka_unit_test(test_last_op),
+      cmocka_unit_test(test_models_share_nothing),
       cmocka_unit_test(test_short_write_leaves_the_tail_open),
       cmocka_unit_test(test_short_write_candidates_and_sums),
   };
