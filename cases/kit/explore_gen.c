@@ -404,6 +404,8 @@ static void apply(gen *g, const nc_x_step *st, const int64_t *keys)
   }
   if ((int64_t)ks->len > g->q->deepest)
     g->q->deepest = (int64_t)ks->len;
+  if ((int64_t)ks->len > g->q->slot_deepest[st->slot])
+    g->q->slot_deepest[st->slot] = (int64_t)ks->len;
 }
 
 /* ---- actions ---------------------------------------------------------------- */

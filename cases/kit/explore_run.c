@@ -486,6 +486,9 @@ static int open_slot(world *w, int i, const nve_ext_table_t *t, int config)
   }
   sl->config = config;
   sl->k.quiet = 1;
+  /* The model's slots at the size the plan says the table reaches. */
+  if (w->q->slot_deepest[i] > 0)
+    nc_oracle_reserve(sl->k.o, (size_t)w->q->slot_deepest[i]);
   /* Every check of every call: a sequence shows what a call did. The
    * leak view judges no answer, so it checks none. */
   int judged = !(w->toggles & NC_XT_LEAKS);

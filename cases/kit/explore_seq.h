@@ -94,6 +94,7 @@ typedef struct nc_x_seq {
    * removed since, as generated), the largest batch, keys per action and
    * class, steps on another thread, lifecycle events. */
   int64_t deepest, largest, work;
+  int64_t slot_deepest[NC_X_SLOTS]; /* the deepest each slot's tables get */
   int64_t keys_by[NC_X_ACTIONS][NC_XK_CLASSES];
   int64_t threaded, drops_with_tables, produce_after_drop, destroys_with_others;
   int64_t other_configs; /* produces of another config */

@@ -143,6 +143,19 @@ static void drop_rows(entry *slots, size_t capacity)
       free(slots[i].rows);
 }
 
+/* The same, and the used entries zeroed: the array is then as calloc left
+ * it (an unused entry is all zeros), having written only what was used,
+ * so that a large reserved array's untouched pages stay untouched. */
+static void clean_slots(entry *slots, size_t capacity)
+{
+  for (size_t i = 0; i < capacity; i++)
+    if (slots[i].used) {
+      if (!slots[i].pooled)
+        free(slots[i].rows);
+      memset(&slots[i], 0, sizeof(entry));
+    }
+}
+
 void nc_oracle_free(nc_oracle *o)
 {
   if (!o)
@@ -205,24 +218,42 @@ static const entry *lookup(const nc_oracle *o, int64_t key)
   return e->used ? e : NULL;
 }
 
-/* The entry for key, created in the default state when absent. The harness
- * cannot go on without its model, so running out of memory aborts. */
+/* The slots moved to a new array of capacity entries (a power of two).
+ * The harness cannot go on without its model: out of memory aborts. */
+static void resize(nc_oracle *o, size_t capacity)
+{
+  entry *slots = nc_big_calloc(capacity, sizeof(entry));
+  if (!slots)
+    abort();
+  for (size_t i = 0; i < o->capacity; i++)
+    if (o->slots[i].used)
+      *find_slot(slots, capacity, o->slots[i].key) = o->slots[i];
+  nc_big_free(o->slots, o->capacity * sizeof(entry));
+  o->slots = slots;
+  o->capacity = capacity;
+}
+
+/* At most this many slots reserved ahead (512 MiB of them): past it the
+ * model grows as the keys come. */
+#define RESERVE_MOST ((size_t)1 << 24)
+
+void nc_oracle_reserve(nc_oracle *o, size_t keys)
+{
+  size_t capacity = o->capacity;
+  while (capacity < RESERVE_MOST && keys * 2 > capacity)
+    capacity *= 2;
+  if (capacity > o->capacity)
+    resize(o, capacity);
+}
+
+/* The entry for key, created in the default state when absent. */
 static entry *entry_for(nc_oracle *o, int64_t key)
 {
   entry *e = find_slot(o->slots, o->capacity, key);
   if (e->used)
     return e;
   if ((o->used + 1) * 2 > o->capacity) {
-    size_t capacity = o->capacity * 2;
-    entry *slots = nc_big_calloc(capacity, sizeof(entry));
-    if (!slots)
-      abort();
-    for (size_t i = 0; i < o->capacity; i++)
-      if (o->slots[i].used)
-        *find_slot(slots, capacity, o->slots[i].key) = o->slots[i];
-    nc_big_free(o->slots, o->capacity * sizeof(entry));
-    o->slots = slots;
-    o->capacity = capacity;
+    resize(o, o->capacity * 2);
     e = find_slot(o->slots, o->capacity, key);
   }
   memset(e, 0, sizeof(*e));
@@ -434,8 +465,7 @@ void nc_oracle_erase(nc_oracle *o, int64_t n, const void *keys)
 static void reset(nc_oracle *o, int all_unknown)
 {
   changed(o);
-  drop_rows(o->slots, o->capacity);
-  memset(o->slots, 0, o->capacity * sizeof(entry));
+  clean_slots(o->slots, o->capacity);
   pool_reset(o, 0);
   o->used = 0;
   o->all_unknown = all_unknown;

@@ -23,6 +23,11 @@ typedef struct nc_oracle nc_oracle;
 nc_oracle *nc_oracle_new(int key_size, int64_t row_bytes, nve_data_type_t dtype, int exact,
                          int64_t invalid_key);
 void nc_oracle_free(nc_oracle *o);
+/* Room for about keys entries at once, where it is known ahead (the
+ * explorer's plan): the model then grows its slots once, not by doubling
+ * (each doubling zeroes a new array and moves every entry). A hint: more
+ * entries still fit. */
+void nc_oracle_reserve(nc_oracle *o, size_t keys);
 
 /* Key i of a batch, widened to 64 bits (4-byte keys are signed). */
 int64_t nc_oracle_key(const nc_oracle *o, const void *keys, int64_t i);

@@ -150,6 +150,38 @@ static void test_models_share_nothing(void **state)
   nc_oracle_free(second);
 }
 
+/* Room reserved ahead, before and after keys are in, keeps every key and
+ * row; a clear of a large reserved model empties it. */
+static void test_reserve_keeps_the_model(void **state)
+{
+  (void)state;
+  enum { KEYS = 3000 };
+  static int64_t keys[KEYS];
+  static unsigned char rows[KEYS * ROW];
+  for (int i = 0; i < KEYS; i++) {
+    keys[i] = 7 * i + 3;
+    row_of((float)i, 2, rows + i * ROW);
+  }
+  nc_oracle *o = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 1, -1);
+  nc_oracle_reserve(o, 10);
+  nc_oracle_insert(o, KEYS / 2, keys, ROW, rows);
+  nc_oracle_reserve(o, 200000); /* with keys in: they move */
+  nc_oracle_insert(o, KEYS - KEYS / 2, keys + KEYS / 2, ROW, rows + (KEYS / 2) * ROW);
+  nc_oracle_reserve(o, 5); /* smaller than it is: nothing changes */
+  assert_int_equal(nc_oracle_entries(o), KEYS);
+  for (int i = 0; i < KEYS; i += 7) {
+    assert_int_equal(check(o, keys[i], 1, (float)i, 2), NC_ORACLE_OK);
+    assert_int_equal(check(o, keys[i], 1, (float)i, 3), NC_ORACLE_WRONG_BYTES);
+  }
+  assert_int_equal(check(o, 1, 1, 0, 2), NC_ORACLE_HIT_ABSENT);
+  nc_oracle_clear(o);
+  assert_int_equal(nc_oracle_entries(o), 0);
+  assert_int_equal(check(o, keys[5], 1, 5, 2), NC_ORACLE_HIT_ABSENT);
+  nc_oracle_insert(o, 1, keys + 5, ROW, rows + 5 * ROW);
+  assert_int_equal(check(o, keys[5], 1, 5, 2), NC_ORACLE_OK);
+  nc_oracle_free(o);
+}
+
 static void test_exact_table_may_not_miss(void **state)
 {
   (void)state;
@@ -328,6 +360,7 @@ int main(void)
       cmocka_unit_test(test_observe_after_check),
       cmocka_unit_test(test_last_op),
       cmocka_unit_test(test_models_share_nothing),
+      cmocka_unit_test(test_reserve_keeps_the_model),
       cmocka_unit_test(test_short_write_leaves_the_tail_open),
       cmocka_unit_test(test_short_write_candidates_and_sums),
   };
