@@ -16,7 +16,7 @@ typedef struct entry {
   uint8_t any;       /* any bytes may come back (an op failed part-way) */
   uint8_t absent_ok; /* a miss is allowed */
   uint8_t ncand;     /* rows a hit may return; 0 and !any: must be absent */
-  uint8_t room;      /* rows allocated (grown as candidates come) */
+  uint8_t room;      /* rows allocated: 0, 1 (pooled), 2 or CANDIDATES */
   uint8_t pooled;    /* rows is one block of the model's row pool (room 1) */
   uint8_t last;      /* nc_oracle_op: what last changed it */
   uint8_t removed;   /* nc_oracle_op: the erase or clear that last removed it */
@@ -266,8 +266,11 @@ static entry *entry_for(nc_oracle *o, int64_t key)
   return e;
 }
 
-/* Room for candidate c in e (rows are allocated as they come: wide rows
- * times many keys would not fit otherwise). */
+/* Room for candidate c in e. A key's first row comes from the pool (rows
+ * are allocated as keys come: wide rows times many keys would not fit
+ * otherwise); past it the room doubles (2, then CANDIDATES), so that a key
+ * rewritten again and again is not a realloc and a copy per candidate,
+ * while a key of two candidates holds no more than two rows. */
 static unsigned char *row_slot(nc_oracle *o, entry *e, int c)
 {
   if (c >= e->room && e->room == 0 && c == 0) {
@@ -275,18 +278,20 @@ static unsigned char *row_slot(nc_oracle *o, entry *e, int c)
     e->pooled = 1;
     e->room = 1;
   } else if (c >= e->room) {
-    unsigned char *rows;
-    if (e->pooled) {
-      if (!(rows = malloc((size_t)o->row * (size_t)(c + 1))))
-        abort();
-      memcpy(rows, e->rows, (size_t)o->row);
-      pool_give_back(o, e->rows);
-      e->pooled = 0;
-    } else if (!(rows = realloc(e->rows, (size_t)o->row * (size_t)(c + 1)))) {
+    int room = e->room * 2 > c ? e->room * 2 : c + 1;
+    room = room < CANDIDATES ? room : CANDIDATES;
+    unsigned char *rows = malloc((size_t)o->row * (size_t)room);
+    if (!rows)
       abort();
-    }
+    if (e->room)
+      memcpy(rows, e->rows, (size_t)o->row * e->room);
+    if (e->pooled)
+      pool_give_back(o, e->rows);
+    else
+      free(e->rows);
+    e->pooled = 0;
     e->rows = rows;
-    e->room = (uint8_t)(c + 1);
+    e->room = (uint8_t)room;
   }
   return e->rows + (size_t)c * (size_t)o->row;
 }

@@ -182,6 +182,31 @@ static void test_reserve_keeps_the_model(void **state)
   nc_oracle_free(o);
 }
 
+/* A key inserted again and again may hold any row written to it, up to
+ * four; a fifth makes any bytes acceptable. The rows stay right as the
+ * model makes room for them. */
+static void test_candidates_grow_to_any(void **state)
+{
+  (void)state;
+  nc_oracle *o = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 0, -1);
+  int64_t key = 42, other = 43;
+  unsigned char row[ROW];
+  row_of(-1, -1, row);
+  nc_oracle_insert(o, 1, &other, ROW, row); /* a neighbour in the pool */
+  for (int r = 1; r <= 4; r++) {
+    row_of((float)r, (float)(10 * r), row);
+    nc_oracle_insert(o, 1, &key, ROW, row);
+    for (int seen = 1; seen <= r; seen++)
+      assert_int_equal(check(o, key, 1, (float)seen, (float)(10 * seen)), NC_ORACLE_OK);
+    assert_int_equal(check(o, key, 1, 7, 7), NC_ORACLE_WRONG_BYTES);
+  }
+  assert_int_equal(check(o, other, 1, -1, -1), NC_ORACLE_OK);
+  row_of(5, 50, row);
+  nc_oracle_insert(o, 1, &key, ROW, row);
+  assert_int_equal(check(o, key, 1, 7, 7), NC_ORACLE_OK); /* past four: any bytes */
+  nc_oracle_free(o);
+}
+
 static void test_exact_table_may_not_miss(void **state)
 {
   (void)state;
@@ -361,6 +386,7 @@ int main(void)
       cmocka_unit_test(test_last_op),
       cmocka_unit_test(test_models_share_nothing),
       cmocka_unit_test(test_reserve_keeps_the_model),
+      cmocka_unit_test(test_candidates_grow_to_any),
       cmocka_unit_test(test_short_write_leaves_the_tail_open),
       cmocka_unit_test(test_short_write_candidates_and_sums),
   };
