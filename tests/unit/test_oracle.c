@@ -120,6 +120,16 @@ static void test_short_write_candidates_and_sums(void **state)
   nc_oracle_free(o);
 }
 
+/* n keys, first + step * i, and their rows (i, second). */
+static void keys_and_rows(int n, int64_t first, int64_t step, float second, int64_t *keys,
+                          unsigned char *rows)
+{
+  for (int i = 0; i < n; i++) {
+    keys[i] = first + step * i;
+    row_of((float)i, second, rows + i * ROW);
+  }
+}
+
 /* A model made after another one was freed knows none of its keys, even
  * grown as large (the memory it grows into may be the earlier one's), and
  * a model knows none of its own keys after a clear. */
@@ -129,17 +139,13 @@ static void test_models_share_nothing(void **state)
   enum { KEYS = 20000 };
   static int64_t keys[KEYS];
   static unsigned char rows[KEYS * ROW];
-  for (int i = 0; i < KEYS; i++) {
-    keys[i] = 1000 + i;
-    row_of((float)i, 1, rows + i * ROW);
-  }
+  keys_and_rows(KEYS, 1000, 1, 1, keys, rows);
   nc_oracle *first = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 1, -1);
   nc_oracle_insert(first, KEYS, keys, ROW, rows);
   assert_int_equal(check(first, 1000 + 77, 1, 77, 1), NC_ORACLE_OK);
   nc_oracle_free(first);
   nc_oracle *second = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 1, -1);
-  for (int i = 0; i < KEYS; i++)
-    keys[i] = -5 - i; /* other keys, as many: it grows as far */
+  keys_and_rows(KEYS, -5, -1, 1, keys, rows); /* other keys, as many: it grows as far */
   nc_oracle_insert(second, KEYS, keys, ROW, rows);
   for (int i = 0; i < KEYS; i += 97)
     assert_int_equal(check(second, 1000 + i, 1, (float)i, 1), NC_ORACLE_HIT_ABSENT);
@@ -158,10 +164,7 @@ static void test_reserve_keeps_the_model(void **state)
   enum { KEYS = 3000 };
   static int64_t keys[KEYS];
   static unsigned char rows[KEYS * ROW];
-  for (int i = 0; i < KEYS; i++) {
-    keys[i] = 7 * i + 3;
-    row_of((float)i, 2, rows + i * ROW);
-  }
+  keys_and_rows(KEYS, 3, 7, 2, keys, rows);
   nc_oracle *o = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 1, -1);
   nc_oracle_reserve(o, 10);
   nc_oracle_insert(o, KEYS / 2, keys, ROW, rows);
