@@ -53,7 +53,6 @@ typedef struct server {
  * handler's fork copies). */
 typedef struct request {
   int probe;
-  int netns; /* the run's network namespace it gets (sandbox_netns.c); -1: its own */
   const char *key;
   char **argv; /* what the case runs */
   char **envp; /* and its environment */
@@ -401,24 +400,21 @@ static void high_pipe(const request *rq, int p[2], int flags)
   }
 }
 
-/* The case's own namespaces: user too (not as root); and a network one
- * that no other case alive shares, whose names (abstract sockets, netlink
- * ports, /proc/net) no case beside it sees: one of the run's, entered
- * first (as the server's user, which owns it), else a new one. */
+/* The case's own namespaces: user too (not as root), so that the per-user
+ * counts (RLIMIT_NPROC among them) are the case's, not shared with the
+ * cases beside it; and network, whose names (abstract sockets, netlink
+ * ports, /proc/net) no other case sees. */
 static void unshare_case(const server *sv, const request *rq)
 {
   uid_t uid = geteuid();
   gid_t gid = getegid();
-  char why[300];
-  if (nc_sandbox_netns_enter(rq->netns, why, sizeof(why)) != 0)
-    fail(rq, "%s", why);
-  int net = rq->netns >= 0 ? 0 : CLONE_NEWNET;
-  if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | net |
+  if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET |
               (sv->user ? CLONE_NEWUSER : 0)) != 0)
     fail(rq, "unshare(%sPID, mount, IPC and network namespaces): %s", sv->user ? "user, " : "",
          strerror(errno));
   /* The maps are written through /proc/self, which only a dumpable
    * process owns (no case exists yet). */
+  char why[300];
   prctl(PR_SET_DUMPABLE, 1);
   if (sv->user && map_ids(uid, gid, why, sizeof(why)) != 0)
     fail(rq, "%s", why);
@@ -636,9 +632,8 @@ static void reap_handlers(int sig)
 {
   (void)sig;
   int saved = errno;
-  pid_t pid;
-  while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
-    nc_sandbox_netns_release(pid); /* its case is over: every process of it gone */
+  while (waitpid(-1, NULL, WNOHANG) > 0)
+    ;
   errno = saved;
 }
 
@@ -687,22 +682,12 @@ int nc_sandbox_launch(int argc, char **argv, char ***case_argv)
     close(null);
   }
   int fds[NC_SANDBOX_REQ_FDS];
-  sigset_t chld, unblocked;
-  sigemptyset(&chld);
-  sigaddset(&chld, SIGCHLD);
   while (next_request(fds)) {
-    request rq = {0, -1, "", NULL, NULL};
+    request rq = {0, "", NULL, NULL};
     size_t len = 0;
     char *buf = read_request(fds[NC_SANDBOX_REQ_BYTES], &len);
     int err = !buf ? errno : parse_request(buf, len, &rq) != 0 ? EINVAL : 0;
-    /* No reaping between the fork and the note of who holds the
-     * namespace: a handler reaped first would keep it for ever. */
-    sigprocmask(SIG_BLOCK, &chld, &unblocked);
-    rq.netns = err ? -1 : nc_sandbox_netns_take();
     pid_t handler = err ? -1 : fork();
-    if (handler != 0)
-      nc_sandbox_netns_held_by(rq.netns, handler);
-    sigprocmask(SIG_SETMASK, &unblocked, NULL);
     if (handler == 0) {
       be_handler(&sv, &rq, fds);
       *case_argv = rq.argv; /* the case, going on in this program */

@@ -24,18 +24,4 @@ int nc_sandbox_case_mounts(const char *scratch, long scratch_mib, char *why, siz
  * capability dropped for good, no_new_privs, and the seccomp filter. */
 int nc_sandbox_confine(char *why, size_t len);
 
-/* The run's network namespaces, in the case server (sandbox_netns.c). */
-#include <sys/types.h>
-/* A namespace no case alive holds (made when none is free): its slot, or
- * -1 when none can be had (the handler then makes its own). */
-int nc_sandbox_netns_take(void);
-/* The slot's holder: the handler's pid (<= 0: the fork failed, it is free
- * again). */
-void nc_sandbox_netns_held_by(int slot, pid_t handler);
-/* From the server's reaper (async-signal-safe): the handler's slot is free. */
-void nc_sandbox_netns_release(pid_t handler);
-/* In the handler, before its other namespaces: enters slot's namespace
- * (slot < 0: none) and closes every descriptor of the pool. */
-int nc_sandbox_netns_enter(int slot, char *why, size_t len);
-
 #endif
