@@ -400,10 +400,10 @@ static void high_pipe(const request *rq, int p[2], int flags)
   }
 }
 
-/* The case's own namespaces: user too (not as root), so that the per-user
- * counts (RLIMIT_NPROC among them) are the case's, not shared with the
- * cases beside it; and network, whose names (abstract sockets, netlink
- * ports, /proc/net) no other case sees. */
+/* The case's own namespaces: user too (not as root; the user's process
+ * count stays shared all the same, README says why); and network, whose
+ * names (abstract sockets, netlink ports, /proc/net) no other case sees,
+ * new for each case: sockets can outlive a case's processes. */
 static void unshare_case(const server *sv, const request *rq)
 {
   uid_t uid = geteuid();

@@ -11,6 +11,15 @@
 
 #define NC_DIGEST_PRIME 0x100000001b3ull
 
+/* One word into a running digest. A multiply carries a difference only
+ * upwards, so the high half is folded down after it: without that, the
+ * top bits of two words (two floats' signs) cancelled each other. */
+static inline uint64_t nc_digest_word(uint64_t h, uint64_t word)
+{
+  h = (h ^ word) * NC_DIGEST_PRIME;
+  return h ^ (h >> 32);
+}
+
 /* FNV-1a over 8-byte words, then the odd bytes: wide rows are hashed a
  * word at a time, in four lanes of interleaved words, so that the
  * multiplies overlap rather than wait on one another. The lanes start
@@ -28,15 +37,15 @@ static inline uint64_t nc_digest64(uint64_t h, const void *data, size_t len)
       for (int l = 0; l < 4; l++) {
         uint64_t word;
         memcpy(&word, p + i + 8 * l, 8);
-        lane[l] = (lane[l] ^ word) * NC_DIGEST_PRIME;
+        lane[l] = nc_digest_word(lane[l], word);
       }
     for (int l = 0; l < 4; l++)
-      h = (h ^ lane[l]) * NC_DIGEST_PRIME;
+      h = nc_digest_word(h, lane[l]);
   }
   for (; i + 8 <= len; i += 8) {
     uint64_t word;
     memcpy(&word, p + i, 8);
-    h = (h ^ word) * NC_DIGEST_PRIME;
+    h = nc_digest_word(h, word);
   }
   for (; i < len; i++)
     h = (h ^ p[i]) * NC_DIGEST_PRIME;

@@ -46,6 +46,27 @@ static void test_the_running_digest_counts(void **state)
     }
 }
 
+/* Two differences together do not cancel: the top bits of two words (the
+ * signs of two float32 elements), at any two places. */
+static void test_two_flips_count(void **state)
+{
+  (void)state;
+  enum { WORDS = 24 };
+  uint64_t data[WORDS];
+  for (int i = 0; i < WORDS; i++)
+    data[i] = 0x0123456789abcdefull * (uint64_t)(i + 1);
+  uint64_t plain = nc_digest64(3, data, sizeof(data));
+  for (int a = 0; a < WORDS; a++)
+    for (int b = a + 1; b < WORDS; b++)
+      for (int bit = 31; bit < 64; bit += 32) {
+        data[a] ^= 1ull << bit;
+        data[b] ^= 1ull << bit;
+        assert_true(nc_digest64(3, data, sizeof(data)) != plain);
+        data[a] ^= 1ull << bit;
+        data[b] ^= 1ull << bit;
+      }
+}
+
 static int compare_u64(const void *a, const void *b)
 {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -95,6 +116,7 @@ int main(void)
       cmocka_unit_test(test_every_bit_counts),
       cmocka_unit_test(test_the_running_digest_counts),
       cmocka_unit_test(test_no_digests_meet),
+      cmocka_unit_test(test_two_flips_count),
       cmocka_unit_test(test_same_bytes_same_digest),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
