@@ -500,7 +500,8 @@ static void check_bounds(nc_tk *k, const char *call, call_buffers *b)
   for (size_t v = b->violations_before; v < now; v++) {
     const char *text = nc_violation_text(NC_RULE_TBL_04, v);
     nc_tk_mismatch(k, NC_RULE_TBL_04, call, "no access outside the call's buffers", "%s",
-                   text ? text : "an access to a guard page");
+                   text ? text : "an input changed or a guard page was touched (the case "
+                                 "keeps the text of its first few such records only)");
   }
 }
 
