@@ -659,6 +659,20 @@ static int table_step(gen *g, int a, int growing)
   return g->oom ? -1 : 0;
 }
 
+/* The read-back's first batch of a table of len keys: one past the
+ * largest power of two below len (and within chunk), so that every table
+ * deep enough is read once with a batch of 2^k + 1 stored keys. A table
+ * that splits a batch into tasks of a power of two (2^j <= 2^k) is then
+ * left one stored key past its last whole task, the one a wrong task count
+ * drops; keys the random batches hold there may all be absent. */
+static int64_t first_read_back(int64_t len, int64_t chunk)
+{
+  int64_t most = len < chunk ? len : chunk, power = 1;
+  while (power * 2 < most)
+    power *= 2;
+  return power + 1 <= most && power >= 2 ? power + 1 : most;
+}
+
 /* Reads back every key each live table holds, in batches. */
 static int final_sweep(gen *g)
 {
@@ -667,8 +681,10 @@ static int final_sweep(gen *g)
     if (!g->alive[i])
       continue;
     const keyset *ks = &g->stored[i];
-    for (size_t from = 0; from < ks->len; from += (size_t)chunk) {
-      int64_t n = (int64_t)(ks->len - from) < chunk ? (int64_t)(ks->len - from) : chunk;
+    int64_t n = 0;
+    for (size_t from = 0; from < ks->len; from += (size_t)n) {
+      int64_t left = (int64_t)(ks->len - from);
+      n = from == 0 ? first_read_back(left, chunk) : left < chunk ? left : chunk;
       nc_x_step *st = push_step(g, NC_X_FIND, i, n);
       if (!st)
         return -1;
