@@ -16,6 +16,7 @@
 #include "pool.h"
 #include "runner.h"
 #include "services.h"
+#include "trace.h"
 
 /* Every observed call: both sweeps and the config calls of both targets. */
 typedef struct observed {
@@ -284,9 +285,22 @@ static void null_body(void *arg)
   if (j->which == 0) {
     s = nc_call_create_factory(c->plugin, c->cfg->factory_config, NULL, &err);
   } else if (j->which == 1) {
+    memset(&f, 0xa5, sizeof(f)); /* as the other creations' outputs are filled */
     s = nc_call_create_factory(c->plugin, c->cfg->factory_config, &f, NULL);
     if (s == NVE_SUCCESS && f.ops && f.ops->destroy)
       nc_call_factory_destroy(&f);
+    /* The output it was given is OWN-01's: a failure leaves it zero, or
+     * (refused before any work, for the NULL) untouched; never other
+     * bytes. OWN-01's own calls all pass out_error: only this one sees it. */
+    nve_ext_table_factory_t zero, untouched;
+    memset(&zero, 0, sizeof(zero));
+    memset(&untouched, 0xa5, sizeof(untouched));
+    if (s != NVE_SUCCESS && memcmp(&f, &zero, sizeof(f)) != 0 &&
+        memcmp(&f, &untouched, sizeof(f)) != 0)
+      nc_fail_proven(c, NC_RULE_OWN_01, null_calls[1],
+                     "a failure leaves the output zero (or, refused at once, untouched)",
+                     "status %d, and *out_factory holds other bytes (self %p, ops %p)", (int)s,
+                     f.self, (const void *)f.ops);
   } else {
     if (nc_call_create_factory(c->plugin, c->cfg->factory_config, &f, &err) != NVE_SUCCESS ||
         !f.ops || !f.ops->produce) {
@@ -318,7 +332,10 @@ void nc_case_OWN_06(nc_case *c)
     nc_case_child_forward(&cr);
     for (size_t i = 0; i < cr.nrecords; i++) {
       const nc_record *r = &cr.records[i];
-      if (strcmp(r->tag, "CHECK") == 0 && r->nfields >= 4) {
+      if (strcmp(r->tag, "CHECK") == 0 && r->nfields >= 5) {
+        /* owned by another rule: on as recorded */
+        nc_trace_record(r->tag, r->nfields, (const char *const *)r->fields);
+      } else if (strcmp(r->tag, "CHECK") == 0 && r->nfields >= 4) {
         if (strcmp(r->fields[0], NC_LEVEL_FAIL) == 0)
           nc_fail(c, r->fields[1], r->fields[2], "%s", r->fields[3]);
         else
