@@ -11,6 +11,46 @@
 
 #define ROW 8 /* two float32 elements */
 
+/* The blocks the model holds: this program's malloc, calloc, realloc and
+ * free are wrapped at link time (Makefile.am), so that a row the model
+ * fails to free shows in a plain run, without valgrind. */
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void __real_free(void *p);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+void __wrap_free(void *p);
+static long live_blocks;
+
+void *__wrap_malloc(size_t size)
+{
+  void *p = __real_malloc(size);
+  live_blocks += p != NULL;
+  return p;
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+  void *p = __real_calloc(n, size);
+  live_blocks += p != NULL;
+  return p;
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+  void *q = __real_realloc(p, size);
+  live_blocks += !p && q;
+  return q;
+}
+
+void __wrap_free(void *p)
+{
+  live_blocks -= p != NULL;
+  __real_free(p);
+}
+
 static void row_of(float a, float b, unsigned char *out)
 {
   memcpy(out, &a, 4);
@@ -376,6 +416,52 @@ static void test_last_op(void **state)
   nc_oracle_free(o);
 }
 
+/* Keys of two and more rows hold blocks of their own, outside the row
+ * pool: a clear and the model's end free every one, wherever the keys lie
+ * in a large reserved array. */
+static void test_every_row_freed(void **state)
+{
+  (void)state;
+  long before = live_blocks;
+  nc_oracle *o = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 0, -1);
+  nc_oracle_reserve(o, 100000);
+  unsigned char rows[3 * ROW];
+  /* rounds: (0) then forget_all, (1) then clear, (2) then the end; the
+   * first model ends after round 2, the second after round 0 */
+  for (int round = 0; round < 3; round++) {
+    for (int64_t k = 0; k < 3000; k += 7) {
+      int64_t keys[3] = {k * 977, k * 977, k * 977}; /* one key, three rows: kept or not */
+      row_of((float)k, 1, rows);
+      row_of((float)k, 2, rows + ROW);
+      row_of((float)k, 3, rows + 2 * ROW);
+      nc_oracle_insert(o, k % 2 ? 3 : 1, keys, ROW, rows);
+    }
+    if (round == 0) {
+      assert_true(live_blocks > before + 200);
+      nc_oracle_forget_all(o); /* then every key is unknown: no rows kept */
+    } else if (round == 1) {
+      nc_oracle_clear(o);
+      for (int64_t k = 0; k < 3000; k += 7) /* every key cleared, the last one scanned too */
+        assert_int_equal(check(o, k * 977, 1, (float)k, 1), NC_ORACLE_HIT_ABSENT);
+    } else {
+      assert_true(live_blocks > before + 200);
+    }
+  }
+  nc_oracle_free(o);
+  assert_int_equal(live_blocks, before);
+  o = nc_oracle_new(8, ROW, NVE_DTYPE_FLOAT32, 0, -1);
+  nc_oracle_reserve(o, 100000);
+  for (int64_t k = 1; k < 3000; k += 14) {
+    int64_t keys[2] = {k * 977, k * 977};
+    row_of((float)k, 1, rows);
+    row_of((float)k, 2, rows + ROW);
+    nc_oracle_insert(o, 2, keys, ROW, rows);
+  }
+  assert_true(live_blocks > before + 200);
+  nc_oracle_free(o);
+  assert_int_equal(live_blocks, before);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -392,6 +478,7 @@ int main(void)
       cmocka_unit_test(test_candidates_grow_to_any),
       cmocka_unit_test(test_short_write_leaves_the_tail_open),
       cmocka_unit_test(test_short_write_candidates_and_sums),
+      cmocka_unit_test(test_every_row_freed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
