@@ -287,16 +287,23 @@ static void null_body(void *arg)
   } else if (j->which == 1) {
     memset(&f, 0xa5, sizeof(f)); /* as the other creations' outputs are filled */
     s = nc_call_create_factory(c->plugin, c->cfg->factory_config, &f, NULL);
+    nve_ext_table_factory_t zero, untouched;
+    memset(&zero, 0, sizeof(zero));
+    memset(&untouched, 0xa5, sizeof(untouched));
+    int written = memcmp(&f, &zero, sizeof(f)) != 0 && memcmp(&f, &untouched, sizeof(f)) != 0;
+    if (s == NVE_SUCCESS && !written) {
+      /* A success without a handle is OWN-02's; there is nothing to destroy. */
+      nc_fail_proven(c, NC_RULE_OWN_02, null_calls[1], "NVE_SUCCESS only with a usable handle",
+                     "NVE_SUCCESS, and *out_factory %s", f.self ? "was not written"
+                                                                : "was left zero");
+      return;
+    }
     if (s == NVE_SUCCESS && f.ops && f.ops->destroy)
       nc_call_factory_destroy(&f);
     /* The output it was given is OWN-01's: a failure leaves it zero, or
      * (refused before any work, for the NULL) untouched; never other
      * bytes. OWN-01's own calls all pass out_error: only this one sees it. */
-    nve_ext_table_factory_t zero, untouched;
-    memset(&zero, 0, sizeof(zero));
-    memset(&untouched, 0xa5, sizeof(untouched));
-    if (s != NVE_SUCCESS && memcmp(&f, &zero, sizeof(f)) != 0 &&
-        memcmp(&f, &untouched, sizeof(f)) != 0)
+    if (s != NVE_SUCCESS && written)
       nc_fail_proven(c, NC_RULE_OWN_01, null_calls[1],
                      "a failure leaves the output zero (or, refused at once, untouched)",
                      "status %d, and *out_factory holds other bytes (self %p, ops %p)", (int)s,
