@@ -41,7 +41,7 @@ void *__wrap_calloc(size_t n, size_t size)
 void *__wrap_realloc(void *p, size_t size)
 {
   void *q = __real_realloc(p, size);
-  live_blocks += !p && q;
+  live_blocks += (!p && q) - (p && !size && !q); /* realloc(p, 0) frees p (glibc) */
   return q;
 }
 
