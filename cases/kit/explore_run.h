@@ -66,6 +66,10 @@ int nc_x_rereads_caps(const nc_x_seq *q, const nc_x_step *st);
 int nc_x_oversized(const nc_x_seq *q, const nc_x_step *st);
 uint64_t nc_x_oversize_seed(const nc_x_seq *q, const nc_x_step *st);
 #define NC_X_OVERSIZE_BYTES (8 << 20) /* the most bytes of one such write's rows */
+/* An update or accumulate past the row first stores this many of its keys
+ * (whole rows), so that a table that takes it writes past stored rows. */
+#define NC_X_OVERSIZE_STORED 64
+#define NC_X_OVERSIZE_BYTE 0x3c /* every byte of those keys' rows */
 
 /* Whether a step of action reads back what it changed (a probe). */
 int nc_x_probes(int action);

@@ -75,6 +75,8 @@ struct repro_sequence {
 #define ROW_MAX (64 << 20)
 #define ROW_WIDE 4096
 #define OVERSIZE_BYTES (8 << 20)
+#define OVERSIZE_STORED 64 /* keys stored before an update or accumulate past the row */
+#define OVERSIZE_BYTE 0x3c  /* every byte of their rows */
 
 /* ---- the CUDA runtime the plugin links, when it links one -------------------------- */
 
@@ -968,8 +970,16 @@ static void oversize_write(struct table *t, const struct call *c)
   const nve_ext_table_ops_t *ops = t->t.ops;
   size_t klen = (size_t)(n > 0 ? n : 0) * (size_t)t->caps.key_size;
   size_t rlen = (size_t)(n > 0 ? n : 0) * (size_t)stride;
+  if (s->action != INSERT) /* the stored keys' rows, as nve-conform filled them */
+    memset(rows, OVERSIZE_BYTE, (size_t)((n < OVERSIZE_STORED ? n : OVERSIZE_STORED) * stride));
   enter(t);
   void *dk = lend(t, raw, klen), *dr = lend(t, rows, rlen);
+  if (s->action != INSERT) { /* its first keys stored first, as nve-conform did */
+    int64_t stored = n < OVERSIZE_STORED ? n : OVERSIZE_STORED;
+    ops->insert(t->t.self, context(), stored, dk, stride, most_row, dr);
+    for (int64_t i = 0; i < stored; i++)
+      forget_key(t, keys[i]);
+  }
   nve_status_t st =
       s->action == UPDATE ? ops->update(t->t.self, context(), n, dk, stride, size, dr)
       : s->action == ACCUMULATE
