@@ -264,6 +264,16 @@ int nc_x_oversized(const nc_x_seq *q, const nc_x_step *st)
          nc_mix64(q->seed ^ (st->tag * 0x94d049bb133111ebull)) % 8 == 0;
 }
 
+nc_rule nc_x_oversize_owner(const nc_x_seq *q, const nc_x_step *steps, size_t len)
+{
+  for (size_t i = len; i-- > 0;)
+    if (nc_x_oversized(q, &steps[i]))
+      return steps[i].action == NC_X_ACCUMULATE ? NC_RULE_TBL_07
+             : steps[i].action == NC_X_UPDATE   ? NC_RULE_TBL_06
+                                                : NC_RULE_TBL_02;
+  return NC_RULE_COUNT;
+}
+
 uint64_t nc_x_oversize_seed(const nc_x_seq *q, const nc_x_step *st)
 {
   return q->seed ^ (st->tag * 0xbf58476d1ce4e5b9ull);
@@ -272,7 +282,7 @@ uint64_t nc_x_oversize_seed(const nc_x_seq *q, const nc_x_step *st)
 static void oversize_write(world *w, slot *sl, const nc_x_step *st)
 {
   nc_tk *k = &sl->k;
-  if ((w->toggles & NC_XT_PLAIN_CALLS) || !nc_x_oversized(w->q, st) ||
+  if ((w->toggles & (NC_XT_PLAIN_CALLS | NC_XT_NO_OVERSIZE)) || !nc_x_oversized(w->q, st) ||
       !nc_x_oversize_possible(&k->caps))
     return;
   int64_t size = k->caps.max_row_size + 1, width = nc_dtype_width(k->caps.dtype);

@@ -26,6 +26,7 @@
 /* Toggles again (512 is NC_XD_EARLIER_TABLES, explore_shrink.h). */
 #define NC_XT_WHOLE_ROWS 1024u /* inserts and updates write whole rows */
 #define NC_XT_ONE_CONFIG 2048u /* every produce uses the table config */
+#define NC_XT_NO_OVERSIZE 4096u /* no write past max_row_size before a step */
 
 typedef struct nc_x_failure {
   long at; /* the step after which a table disagreed; the count when none did */
@@ -64,6 +65,9 @@ int nc_x_oversize_possible(const struct nc_table_caps *caps);
  * seed of that write's keys. */
 int nc_x_rereads_caps(const nc_x_seq *q, const nc_x_step *st);
 int nc_x_oversized(const nc_x_seq *q, const nc_x_step *st);
+/* The rule of the op of the latest of steps[0..len) made with a write past
+ * max_row_size before it (a failure that needs that write is that op's). */
+nc_rule nc_x_oversize_owner(const nc_x_seq *q, const nc_x_step *steps, size_t len);
 uint64_t nc_x_oversize_seed(const nc_x_seq *q, const nc_x_step *st);
 #define NC_X_OVERSIZE_BYTES (8 << 20) /* the most bytes of one such write's rows */
 /* An update or accumulate past the row first stores this many of its keys

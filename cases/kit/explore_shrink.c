@@ -175,8 +175,9 @@ static void simplify_steps(shrinker *sh)
 }
 
 /* The toggles that switch off a feature the sequence uses. */
-static unsigned used_features(const nc_x_shrunk *o)
+static unsigned used_features(const shrinker *sh)
 {
+  const nc_x_shrunk *o = sh->out;
   unsigned used = 0;
   int slot = o->steps[o->len - 1].slot;
   for (size_t i = 0; i < o->len; i++) {
@@ -189,7 +190,9 @@ static unsigned used_features(const nc_x_shrunk *o)
             ((s->action == NC_X_INSERT || s->action == NC_X_UPDATE) && s->size
                  ? NC_XT_WHOLE_ROWS
                  : 0) |
-            (s->action == NC_X_PRODUCE && s->config ? NC_XT_ONE_CONFIG : 0);
+            (s->action == NC_X_PRODUCE && s->config ? NC_XT_ONE_CONFIG : 0) |
+            (!(sh->view & NC_XT_PLAIN_CALLS) && nc_x_oversized(sh->q, s) ? NC_XT_NO_OVERSIZE
+                                                                         : 0);
   }
   return used;
 }
@@ -199,8 +202,8 @@ static unsigned used_features(const nc_x_shrunk *o)
 static void find_dependencies(shrinker *sh)
 {
   nc_x_shrunk *o = sh->out;
-  unsigned used = used_features(o);
-  for (unsigned t = 1; t <= NC_XT_ONE_CONFIG; t <<= 1) {
+  unsigned used = used_features(sh);
+  for (unsigned t = 1; t <= NC_XT_NO_OVERSIZE; t <<= 1) {
     if (!(used & t)) /* the views and NC_XD_EARLIER_TABLES are never used features */
       continue;
     nc_x_failure f;

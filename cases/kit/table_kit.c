@@ -688,8 +688,9 @@ static void describe_wrong_bytes(const nc_tk *k, int64_t key, const unsigned cha
   int64_t w = nc_dtype_width(k->caps.dtype);
   if (w && want && offset < k->row / w * w) {
     int64_t e = offset / w;
-    snprintf(out, len, "first difference at byte %lld (%s element %lld): got %g, the last "
-             "write stored %g",
+    /* Nine digits: a float32 that differs in its last bits reads apart. */
+    snprintf(out, len, "first difference at byte %lld (%s element %lld): got %.9g, the last "
+             "write stored %.9g",
              (long long)offset, nc_dtype_name(k->caps.dtype), (long long)e,
              nc_dtype_decode(k->caps.dtype, got + w * e),
              nc_dtype_decode(k->caps.dtype, want + w * e));
