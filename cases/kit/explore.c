@@ -176,7 +176,9 @@ nc_rule nc_x_dependency_rule(unsigned depends, nc_rule own, const char **what)
       {NC_XT_OUTPUTS, NC_RULE_TBL_05, "a find with NULL optional outputs"},
       {NC_XT_NO_MASK, NC_RULE_TBL_03, "keys resolved on entry"},
       /* the op's whose write it was: nc_x_oversize_owner */
-      {NC_XT_NO_OVERSIZE, NC_RULE_COUNT, "a write past max_row_size before a step"},
+      {NC_XT_NO_PAST_ROW, NC_RULE_COUNT, "a write past max_row_size before a step"},
+      /* without the write it still fails: only the keys stored for it count */
+      {NC_XT_NO_OVERSIZE, NC_RULE_COUNT, "the keys stored before a write past max_row_size"},
       {NC_XT_MAIN_THREAD, NC_RULE_COUNT, "a call from another thread"},
       {NC_XT_PLAIN_STRIDE, NC_RULE_COUNT, "a stride wider than the row"},
       {NC_XT_WHOLE_ROWS, NC_RULE_COUNT, "a write short of the row"},
@@ -213,7 +215,7 @@ static void report_failure(nc_case *c, const nc_x_seq *q, const nc_x_table_shape
 {
   const char *what;
   nc_rule owner = nc_x_dependency_rule(sh->depends, NC_RULE_COUNT, &what);
-  if (owner == NC_RULE_COUNT && (sh->depends & NC_XT_NO_OVERSIZE))
+  if (owner == NC_RULE_COUNT && (sh->depends & NC_XT_NO_PAST_ROW))
     owner = nc_x_oversize_owner(q, sh->steps, sh->len);
   char call[200], needs[200] = "";
   snprintf(call, sizeof(call), "explored sequence %d (seed %llu), step %ld of %zu (%s)", seqno,

@@ -188,7 +188,7 @@ static int emit_steps(nc_strbuf *b, const nc_x_segment *segs, size_t nsegs,
   for (size_t k = 0; k < nsegs; k++) {
     const nc_x_seq *q = &segs[k].q;
     /* A replay of plain calls makes no write past max_row_size. */
-    int oversize = !(segs[k].toggles & (NC_XT_PLAIN_CALLS | NC_XT_NO_OVERSIZE));
+    int oversize = !(segs[k].toggles & (NC_XT_PLAIN_CALLS | NC_XT_NO_OVERSIZE | NC_XT_NO_PAST_ROW));
     for (size_t i = 0; i < segs[k].count; i++, step++) {
       const nc_x_step *s = &segs[k].steps[i];
       int64_t n = takes_keys(s->action) ? s->n : 0, np = nprobe[step];

@@ -26,7 +26,8 @@
 /* Toggles again (512 is NC_XD_EARLIER_TABLES, explore_shrink.h). */
 #define NC_XT_WHOLE_ROWS 1024u /* inserts and updates write whole rows */
 #define NC_XT_ONE_CONFIG 2048u /* every produce uses the table config */
-#define NC_XT_NO_OVERSIZE 4096u /* no write past max_row_size before a step */
+#define NC_XT_NO_OVERSIZE 4096u /* no write past max_row_size before a step, nor its keys stored */
+#define NC_XT_NO_PAST_ROW 8192u /* the same, but its keys still stored */
 
 typedef struct nc_x_failure {
   long at; /* the step after which a table disagreed; the count when none did */

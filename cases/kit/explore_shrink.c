@@ -191,8 +191,9 @@ static unsigned used_features(const shrinker *sh)
                  ? NC_XT_WHOLE_ROWS
                  : 0) |
             (s->action == NC_X_PRODUCE && s->config ? NC_XT_ONE_CONFIG : 0) |
-            (!(sh->view & NC_XT_PLAIN_CALLS) && nc_x_oversized(sh->q, s) ? NC_XT_NO_OVERSIZE
-                                                                         : 0);
+            (!(sh->view & (NC_XT_PLAIN_CALLS | NC_XT_LEAKS)) && nc_x_oversized(sh->q, s)
+                 ? NC_XT_NO_OVERSIZE | NC_XT_NO_PAST_ROW
+                 : 0);
   }
   return used;
 }
@@ -203,7 +204,7 @@ static void find_dependencies(shrinker *sh)
 {
   nc_x_shrunk *o = sh->out;
   unsigned used = used_features(sh);
-  for (unsigned t = 1; t <= NC_XT_NO_OVERSIZE; t <<= 1) {
+  for (unsigned t = 1; t <= NC_XT_NO_PAST_ROW; t <<= 1) {
     if (!(used & t)) /* the views and NC_XD_EARLIER_TABLES are never used features */
       continue;
     nc_x_failure f;

@@ -974,9 +974,10 @@ static void oversize_write(struct table *t, const struct call *c)
     memset(rows, OVERSIZE_BYTE, (size_t)((n < OVERSIZE_STORED ? n : OVERSIZE_STORED) * stride));
   enter(t);
   void *dk = lend(t, raw, klen), *dr = lend(t, rows, rlen);
+  int stored_ok = 1; /* else last_error may be that insert's: the message goes unjudged */
   if (s->action != INSERT) { /* its first keys stored first, as nve-conform did */
     int64_t stored = n < OVERSIZE_STORED ? n : OVERSIZE_STORED;
-    ops->insert(t->t.self, context(), stored, dk, stride, most_row, dr);
+    stored_ok = ops->insert(t->t.self, context(), stored, dk, stride, most_row, dr) == NVE_SUCCESS;
     for (int64_t i = 0; i < stored; i++)
       forget_key(t, keys[i]);
   }
@@ -988,7 +989,7 @@ static void oversize_write(struct table *t, const struct call *c)
   leave(t);
   take_back(t, raw, dk, klen);
   take_back(t, rows, dr, rlen);
-  if (st != NVE_SUCCESS && !message_present(ops->last_error(t->t.self)))
+  if (st != NVE_SUCCESS && stored_ok && !message_present(ops->last_error(t->t.self)))
     defect("a write of %lld keys with value_size %lld, past max_row_size (%lld), returned status "
            "%d and no message in last_error", (long long)n, (long long)size, (long long)most_row,
            (int)st);
