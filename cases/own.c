@@ -285,17 +285,14 @@ static void null_body(void *arg)
   if (j->which == 0) {
     s = nc_call_create_factory(c->plugin, c->cfg->factory_config, NULL, &err);
   } else if (j->which == 1) {
-    memset(&f, 0xa5, sizeof(f)); /* as the other creations' outputs are filled */
+    memset(&f, NC_OUTPUT_PATTERN, sizeof(f)); /* as the other creations' outputs are filled */
     s = nc_call_create_factory(c->plugin, c->cfg->factory_config, &f, NULL);
-    nve_ext_table_factory_t zero, untouched;
-    memset(&zero, 0, sizeof(zero));
-    memset(&untouched, 0xa5, sizeof(untouched));
-    int written = memcmp(&f, &zero, sizeof(f)) != 0 && memcmp(&f, &untouched, sizeof(f)) != 0;
+    int output = nc_output_state(&f, sizeof(f)), written = output == 2;
     if (s == NVE_SUCCESS && !written) {
       /* A success without a handle is OWN-02's; there is nothing to destroy. */
       nc_fail_proven(c, NC_RULE_OWN_02, null_calls[1], "NVE_SUCCESS only with a usable handle",
-                     "NVE_SUCCESS, and *out_factory %s", f.self ? "was not written"
-                                                                : "was left zero");
+                     "NVE_SUCCESS, and *out_factory %s",
+                     output == 1 ? "was not written" : "was left zero");
       return;
     }
     if (s == NVE_SUCCESS && f.ops && f.ops->destroy)

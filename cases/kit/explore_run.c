@@ -268,9 +268,7 @@ nc_rule nc_x_oversize_owner(const nc_x_seq *q, const nc_x_step *steps, size_t le
 {
   for (size_t i = len; i-- > 0;)
     if (nc_x_oversized(q, &steps[i]))
-      return steps[i].action == NC_X_ACCUMULATE ? NC_RULE_TBL_07
-             : steps[i].action == NC_X_UPDATE   ? NC_RULE_TBL_06
-                                                : NC_RULE_TBL_02;
+      return nc_op_owner(nc_x_action_names[steps[i].action]);
   return NC_RULE_COUNT;
 }
 

@@ -137,6 +137,17 @@ static void exercise(nc_case *c, nc_target target, const out_slot *slot)
   nc_violation_mute(0);
 }
 
+int nc_output_state(const void *slot, size_t size)
+{
+  const unsigned char *b = slot;
+  int zero = 1, pattern = 1;
+  for (size_t i = 0; i < size; i++) {
+    zero &= b[i] == 0;
+    pattern &= b[i] == NC_OUTPUT_PATTERN;
+  }
+  return zero ? 0 : pattern ? 1 : 2;
+}
+
 static void call_body(void *arg)
 {
   call_job *j = arg;
@@ -189,14 +200,7 @@ static void call_body(void *arg)
   nc_alloc_stats stats;
   nc_alloc_get_stats(&stats);
 
-  int output = 2;
-  unsigned char zero[sizeof(slot)], pattern[sizeof(slot)];
-  memset(zero, 0, sizeof(zero));
-  memset(pattern, NC_OUTPUT_PATTERN, sizeof(pattern));
-  if (memcmp(&slot, zero, sizeof(slot)) == 0)
-    output = 0;
-  else if (memcmp(&slot, pattern, sizeof(slot)) == 0)
-    output = 1;
+  int output = nc_output_state(&slot, sizeof(slot));
   int usable = 0, error_state = NC_ERR_NULL;
   long destroy_left = 0;
   char message[160] = "";

@@ -13,6 +13,11 @@ typedef enum { NC_TARGET_CREATE = 0, NC_TARGET_PRODUCE = 1 } nc_target;
 /* The byte the output slot is filled with before the call. */
 #define NC_OUTPUT_PATTERN 0xA5
 
+/* What an output slot of size bytes holds after the call, as
+ * nc_call_outcome.output says it: 0 zero, 1 the pattern untouched, 2
+ * something else (a handle). */
+int nc_output_state(const void *slot, size_t size);
+
 /* What creation's out_error held after the call. */
 enum {
   NC_ERR_NULL = 0,     /* NULL */
