@@ -80,6 +80,10 @@ typedef struct nc_result {
   /* The one owner was proven by a control (nc_fail_proven): it fails with
    * this evidence even when it held in its own case. */
   int owner_proven;
+  /* The filter left this rule out, and it joined the report because
+   * another case proved a defect its (nc_attribute_blocks): its case did
+   * not run. */
+  int not_selected;
   /* The call space its case explored (empty for most rules). */
   nc_cover_cell *cover;
   size_t ncover;

@@ -89,11 +89,12 @@ static size_t print_not_run(const nc_cover_cell *cells, size_t n, FILE *out)
   return count;
 }
 
-/* The result of the rule that sweeps an op, or NULL (not selected). */
+/* The result of the rule that sweeps an op, or NULL (not selected, or
+ * joined the report by another case's proof: its case made no sweep). */
 static const nc_result *sweeper(const nc_report *r, const nc_swept_op *op)
 {
   for (size_t i = 0; i < r->nresults; i++)
-    if (r->results[i].rule == &nc_rule_defs[op->rule].info)
+    if (r->results[i].rule == &nc_rule_defs[op->rule].info && !r->results[i].not_selected)
       return &r->results[i];
   return NULL;
 }

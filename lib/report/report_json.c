@@ -118,6 +118,7 @@ static cJSON *result_json(const nc_result *res)
   add_string(o, "output", res->output);
   add_string(o, "reproduce", res->reproduce);
   cJSON_AddBoolToObject(o, "executed", res->executed);
+  cJSON_AddBoolToObject(o, "selected", !res->not_selected);
   cJSON_AddNumberToObject(o, "seconds", res->seconds);
   return o;
 }
@@ -157,7 +158,7 @@ static cJSON *coverage_json(const nc_report *r)
       const nc_cover_cell *c = &res->cover[k];
       add_cell(cells, c->op, res->rule, c->dimension, c->cls, c->state, c->why, c->by);
     }
-    for (size_t o = 0; o < nc_swept_op_count; o++)
+    for (size_t o = 0; o < nc_swept_op_count && !res->not_selected; o++)
       if (res->rule == &nc_rule_defs[nc_swept_ops[o].rule].info &&
           !has_cells_of(res, nc_swept_ops[o].name))
         add_cell(cells, nc_swept_ops[o].name, res->rule, "op", "every call", NC_COVER_NOT_RUN,

@@ -482,24 +482,69 @@ static nc_result *charged(nc_report *r, const nc_rule_info *owner, nc_result **p
   return further ? further : o;
 }
 
+static int rule_index(const nc_rule_info *rule)
+{
+  for (int i = 0; i < NC_RULE_COUNT; i++)
+    if (&nc_rule_defs[i].info == rule)
+      return i;
+  return NC_RULE_COUNT;
+}
+
+static int by_rule_order(const void *a, const void *b)
+{
+  return rule_index(((const nc_result *)a)->rule) - rule_index(((const nc_result *)b)->rule);
+}
+
+/* A failure a control proved to be a rule the filter left out: that rule
+ * joins the report, to fail by the proof (take_proven). Otherwise a run of
+ * --rule TBL-12 alone would blame TBL-12 for a find's own defect, and exit
+ * 0 where that defect breaks a MUST rule. The results stay in rule order. */
+static void join_proven_owners(nc_report *r)
+{
+  size_t n = r->nresults;
+  for (size_t i = 0; i < n; i++) {
+    const nc_result *res = &r->results[i];
+    if (!res->owner_proven || res->nfailure_owners != 1 || !failed(res) ||
+        result_of(r, res->failure_owners[0]))
+      continue;
+    const nc_rule_info *owner = res->failure_owners[0];
+    char *line = nc_reproduce_also(res->reproduce, owner->id);
+    nc_result *o = nc_report_add(r, owner);
+    if (!o) {
+      free(line);
+      return;
+    }
+    o->verdict = NC_VERDICT_PASS; /* until take_proven fails it */
+    o->not_selected = 1;
+    o->reproduce = line;
+  }
+  if (r->nresults > n)
+    qsort(r->results, r->nresults, sizeof(*r->results), by_rule_order);
+}
+
 /* The owner of res's proven failure, made to fail by it when it passed in
- * its own case; NULL when it did not run or could not judge. */
+ * its own case (or joined the report for it); NULL when it did not run or
+ * could not judge. */
 static nc_result *take_proven(nc_report *r, const nc_result *res)
 {
   nc_result *o = result_of(r, res->failure_owners[0]);
-  if (!o || !o->executed || (o->verdict != NC_VERDICT_PASS && !failed(o)))
+  if (!o || !(o->executed || o->not_selected) || (o->verdict != NC_VERDICT_PASS && !failed(o)))
     return NULL;
   if (failed(o))
     return o; /* another case's proof got there first */
   const nc_evidence *e = first_evidence(res, NC_LEVEL_FAIL);
   o->verdict = o->rule->severity == NC_MUST ? NC_VERDICT_FAIL : NC_VERDICT_WARN;
-  nc_result_set_reason(o, "%s: %s (expected %s; seen during %s)", e->call, e->observed,
-                       e->expected, res->rule->id);
+  nc_result_set_reason(o, "%s: %s (expected %s; seen during %s%s)", e->call, e->observed,
+                       e->expected, res->rule->id,
+                       o->not_selected ? "; not selected, this rule is in the report because "
+                                         "that case proved the defect its" : "");
   char call[240];
   snprintf(call, sizeof(call), "%s, during %s", e->call, res->rule->id);
   nc_result_add_evidence(o, NC_LEVEL_FAIL, call, e->expected, e->observed);
-  char *line = nc_reproduce_also(o->reproduce, res->rule->id);
-  if (line) { /* its own case alone would not see it */
+  /* Its own case alone would not see it (a joined rule's line already
+   * selects both). */
+  char *line = o->not_selected ? NULL : nc_reproduce_also(o->reproduce, res->rule->id);
+  if (line) {
     free(o->reproduce);
     o->reproduce = line;
   }
@@ -508,6 +553,7 @@ static nc_result *take_proven(nc_report *r, const nc_result *res)
 
 void nc_attribute_blocks(nc_report *r)
 {
+  join_proven_owners(r);
   nc_result **to = calloc(r->nresults ? r->nresults : 1, sizeof(*to));
   nc_result *path[NC_RULE_COUNT + 1];
   if (!to)
@@ -579,6 +625,8 @@ void nc_settle_coverage(nc_report *r)
       const nc_result *by = result_of(r, cell->by);
       if (by && by->executed && by->verdict != NC_VERDICT_SKIP)
         continue;
+      if (by && by->not_selected)
+        by = NULL; /* joined the report by a proof: its case did not run */
       char *why = nc_strdupf("%s: %s, whose case makes such calls, %s", cell->why ? cell->why : "",
                              cell->by ? cell->by->id : "another rule",
                              by ? "did not get to make them" : "was not selected");

@@ -190,6 +190,52 @@ static void test_cycle_of_blame_is_one_failure(void **state)
   nc_report_free(r);
 }
 
+/* --rule TBL-12 alone, and its control proved the wrong answer the find's
+ * own (TBL-02, not selected): TBL-02 joins the report, before TBL-12 and
+ * failed by the proof, TBL-12 is blocked by it, and the run exits 1. Before,
+ * TBL-12 kept a WARN for a defect not its own, and the run exited 0. */
+static void test_proven_owner_not_selected_joins(void **state)
+{
+  (void)state;
+  const nc_rule rules[] = {NC_RULE_TBL_12};
+  const nc_verdict v[] = {NC_VERDICT_WARN};
+  nc_report *r = report_of(rules, v, 1);
+  nc_result *res = &r->results[0];
+  nc_result_add_evidence(res, NC_LEVEL_FAIL, "find (key 7)", "row 7 as stored", "zeros");
+  res->failure_owners[0] = rule(NC_RULE_TBL_02);
+  res->nfailure_owners = 1;
+  res->owner_proven = 1;
+  res->reproduce = strdup("nve-conform --rule TBL-12 --seed 1 p.so");
+  nc_attribute_blocks(r);
+  nc_settle_unowned_blocks(r);
+
+  assert_int_equal(r->nresults, 2);
+  const nc_result *owner = &r->results[0], *reader = &r->results[1];
+  assert_ptr_equal(owner->rule, rule(NC_RULE_TBL_02));
+  assert_int_equal(owner->verdict, NC_VERDICT_FAIL);
+  assert_true(owner->not_selected);
+  assert_false(owner->executed);
+  assert_non_null(strstr(owner->reason, "not selected"));
+  assert_string_equal(owner->reproduce, "nve-conform --rule TBL-12,TBL-02 --seed 1 p.so");
+  assert_ptr_equal(reader->rule, rule(NC_RULE_TBL_12));
+  assert_int_equal(reader->verdict, NC_VERDICT_SKIP);
+  assert_ptr_equal(reader->blocked_by, rule(NC_RULE_TBL_02));
+  assert_int_equal(nc_report_exit_code(r), 1);
+
+  /* An owner merely named, not proven, joins nothing: the case keeps it */
+  const nc_verdict w[] = {NC_VERDICT_WARN};
+  nc_report *q = report_of(rules, w, 1);
+  nc_result_add_evidence(&q->results[0], NC_LEVEL_FAIL, "find (key 7)", "row 7", "zeros");
+  q->results[0].failure_owners[0] = rule(NC_RULE_TBL_02);
+  q->results[0].nfailure_owners = 1;
+  nc_attribute_blocks(q);
+  nc_settle_unowned_blocks(q);
+  assert_int_equal(q->nresults, 1);
+  assert_int_equal(q->results[0].verdict, NC_VERDICT_WARN);
+  nc_report_free(q);
+  nc_report_free(r);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -200,6 +246,7 @@ int main(void)
       cmocka_unit_test(test_reason_text_decides_nothing),
       cmocka_unit_test(test_owned_failure_becomes_a_block),
       cmocka_unit_test(test_cycle_of_blame_is_one_failure),
+      cmocka_unit_test(test_proven_owner_not_selected_joins),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
