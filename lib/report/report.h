@@ -202,6 +202,10 @@ size_t nc_evidence_lines(const nc_result *res, int with_notes,
 /* The text report's coverage section (report_coverage.c); nothing when
  * no op was swept. */
 void nc_report_print_coverage(const nc_report *r, FILE *out);
+/* Whether res's case was to sweep the op nc_swept_ops[o] and made no
+ * sweep of it (every report lists such an op as not run); never for a rule
+ * that joined the report by another case's proof (its case did not run). */
+int nc_result_unswept(const nc_result *res, size_t o);
 
 /* printf into a fresh heap string (NULL on failure). */
 char *nc_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

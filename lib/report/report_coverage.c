@@ -99,6 +99,16 @@ static const nc_result *sweeper(const nc_report *r, const nc_swept_op *op)
   return NULL;
 }
 
+int nc_result_unswept(const nc_result *res, size_t o)
+{
+  if (res->not_selected || res->rule != &nc_rule_defs[nc_swept_ops[o].rule].info)
+    return 0;
+  for (size_t k = 0; k < res->ncover; k++)
+    if (strcmp(res->cover[k].op, nc_swept_ops[o].name) == 0)
+      return 0;
+  return 1;
+}
+
 /* The cells of the op in res: [*from, return). */
 static size_t op_cells(const nc_result *res, const char *op, size_t *from)
 {

@@ -39,21 +39,6 @@ static size_t op_end(const nc_result *res, size_t from)
   return to;
 }
 
-static int has_cells_of(const nc_result *res, const char *op)
-{
-  for (size_t k = 0; k < res->ncover; k++)
-    if (strcmp(res->cover[k].op, op) == 0)
-      return 1;
-  return 0;
-}
-
-/* The ops res's rule sweeps that its case made no sweep of. */
-static int unswept(const nc_result *res, size_t o)
-{
-  return res->rule == &nc_rule_defs[nc_swept_ops[o].rule].info &&
-         !has_cells_of(res, nc_swept_ops[o].name);
-}
-
 static void chip(nc_strbuf *b, const nc_cover_cell *c)
 {
   static const char *const css[] = {"ran", "elsewhere", "notrun"};
@@ -130,7 +115,7 @@ void nc_html_coverage(nc_strbuf *b, const nc_report *r)
       if (dims_add(&d, res->cover[k].dimension) < 0)
         b->failed = 1;
     for (size_t o = 0; o < nc_swept_op_count; o++)
-      any |= unswept(res, o);
+      any |= nc_result_unswept(res, o);
   }
   if (!d.n && !any) {
     free(d.name);
@@ -156,7 +141,7 @@ void nc_html_coverage(nc_strbuf *b, const nc_report *r)
     for (size_t k = 0; k < res->ncover; k = op_end(res, k))
       op_row(b, res, k, op_end(res, k), &d);
     for (size_t o = 0; o < nc_swept_op_count; o++)
-      if (unswept(res, o))
+      if (nc_result_unswept(res, o))
         unswept_row(b, res, nc_swept_ops[o].name, ncols);
   }
   nc_strbuf_puts(b, "</table>\n");

@@ -140,14 +140,6 @@ static void add_cell(cJSON *cells, const char *op, const nc_rule_info *rule, con
   cJSON_AddItemToArray(cells, o);
 }
 
-static int has_cells_of(const nc_result *res, const char *op)
-{
-  for (size_t k = 0; k < res->ncover; k++)
-    if (strcmp(res->cover[k].op, op) == 0)
-      return 1;
-  return 0;
-}
-
 /* Every swept op of a selected rule: its cells, or one saying it did not run. */
 static cJSON *coverage_json(const nc_report *r)
 {
@@ -158,9 +150,8 @@ static cJSON *coverage_json(const nc_report *r)
       const nc_cover_cell *c = &res->cover[k];
       add_cell(cells, c->op, res->rule, c->dimension, c->cls, c->state, c->why, c->by);
     }
-    for (size_t o = 0; o < nc_swept_op_count && !res->not_selected; o++)
-      if (res->rule == &nc_rule_defs[nc_swept_ops[o].rule].info &&
-          !has_cells_of(res, nc_swept_ops[o].name))
+    for (size_t o = 0; o < nc_swept_op_count; o++)
+      if (nc_result_unswept(res, o))
         add_cell(cells, nc_swept_ops[o].name, res->rule, "op", "every call", NC_COVER_NOT_RUN,
                  res->reason ? res->reason : "its case made no sweep", NULL);
   }

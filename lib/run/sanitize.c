@@ -331,4 +331,5 @@ void nc_sanitize_take(const nc_sanitizer *s, const char *rule_id, const char *pl
   } else {
     res->nfailure_owners = 0;
   }
+  res->owner_proven = 0; /* a memory error is no control's proof */
 }

@@ -270,6 +270,7 @@ static void judge_unfinished(nc_result *res, const case_tally *t, const nc_child
   } else {
     res->nfailure_owners = 0; /* its own */
   }
+  res->owner_proven = 0; /* a crash is no control's proof */
 }
 
 /* A case that finished: its failures first, then a block, the run's
@@ -512,7 +513,7 @@ static void join_proven_owners(nc_report *r)
     nc_result *o = nc_report_add(r, owner);
     if (!o) {
       free(line);
-      return;
+      break;
     }
     o->verdict = NC_VERDICT_PASS; /* until take_proven fails it */
     o->not_selected = 1;
@@ -558,20 +559,19 @@ void nc_attribute_blocks(nc_report *r)
   nc_result *path[NC_RULE_COUNT + 1];
   if (!to)
     return;
-  /* A defect a control proved to be a rule's that held in its own case:
-   * that rule fails with the evidence (its case did not make such a
-   * call), and the case that made it is blocked by it. These go first, so
-   * that a failure merely owned by that rule is charged to it as well. */
+  /* A defect a control proved to be a rule's that held in its own case
+   * (or joined the report for it): that rule fails with the evidence (its
+   * case did not make such a call). All of these go first, so that every
+   * chain of blame below ends in a rule that failed: a case charged to one
+   * whose proof makes a later rule fail is blocked by that later rule, in
+   * whatever order the rules come. */
   for (size_t i = 0; i < r->nresults; i++) {
     nc_result *res = &r->results[i];
-    if (res->owner_proven && res->nfailure_owners == 1 && failed(res)) {
-      to[i] = charged_any(r, res, path, 0);
-      if (!to[i])
-        to[i] = take_proven(r, res);
-    }
+    if (res->owner_proven && res->nfailure_owners == 1 && failed(res))
+      take_proven(r, res);
   }
   for (size_t i = 0; i < r->nresults; i++)
-    if (!to[i] && r->results[i].nfailure_owners && failed(&r->results[i]))
+    if (r->results[i].nfailure_owners && failed(&r->results[i]))
       to[i] = charged_any(r, &r->results[i], path, 0);
   for (size_t i = 0; i < r->nresults; i++) {
     nc_result *res = &r->results[i], *o = to[i];

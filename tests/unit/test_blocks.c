@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "case_table.h"
+#include "record.h"
+#include "runner.h"
 #include "report.h"
 #include "rules.h"
 #include "verdict.h"
@@ -236,6 +238,81 @@ static void test_proven_owner_not_selected_joins(void **state)
   nc_report_free(r);
 }
 
+/* Proofs in a chain: TBL-06's case proves its defect TBL-11's, and
+ * TBL-11's proves its LIF-02's, which the filter left out. Every case is
+ * blocked by LIF-02, the end of the chain, whatever the order of the
+ * rules (TBL-06 comes first: it used to be charged to TBL-11 before
+ * LIF-02 failed, and then read "inconclusive: TBL-11 passed in its own
+ * case", which it had not). */
+static void test_chain_of_proofs_ends_in_one_failure(void **state)
+{
+  (void)state;
+  const nc_rule rules[] = {NC_RULE_TBL_06, NC_RULE_TBL_11};
+  const nc_rule owner[] = {NC_RULE_TBL_11, NC_RULE_LIF_02};
+  const nc_verdict v[] = {NC_VERDICT_FAIL, NC_VERDICT_FAIL};
+  nc_report *r = report_of(rules, v, 2);
+  for (size_t i = 0; i < 2; i++) {
+    nc_result *res = &r->results[i];
+    nc_result_add_evidence(res, NC_LEVEL_FAIL, "find (key 7)", "row 7 as stored", "stale");
+    res->failure_owners[0] = rule(owner[i]);
+    res->nfailure_owners = 1;
+    res->owner_proven = 1;
+  }
+  nc_attribute_blocks(r);
+  nc_settle_unowned_blocks(r);
+  assert_int_equal(r->nresults, 3);
+  for (size_t i = 0; i < 2; i++) {
+    assert_int_equal(r->results[i].skip, NC_SKIP_BLOCKED);
+    assert_ptr_equal(r->results[i].blocked_by, rule(NC_RULE_LIF_02));
+  }
+  assert_ptr_equal(r->results[2].rule, rule(NC_RULE_LIF_02));
+  assert_int_equal(r->results[2].verdict, NC_VERDICT_FAIL);
+  nc_report_free(r);
+}
+
+static nc_record record_of(const char *tag, size_t n, const char *const *fields)
+{
+  nc_record rec = {.tag = strdup(tag), .nfields = n};
+  for (size_t i = 0; i < n; i++)
+    rec.fields[i] = strdup(fields[i]);
+  return rec;
+}
+
+/* A case whose control proved a find's defect TBL-02's, and which then
+ * crashed in an erase TBL-08 owns: the crash is its verdict, owned by
+ * TBL-08 only if TBL-08 fails on its own. The proof must not outlive the
+ * failure it was for: TBL-08, not selected, joins nothing and is failed by
+ * no find's evidence, and the crash stays in view. */
+static void test_crash_drops_an_earlier_proof(void **state)
+{
+  (void)state;
+  nc_config cfg = {.timeout_s = 5};
+  const char *opened[] = {"x"};
+  const char *check[] = {"fail", "explored sequence 3, step 9 (find)", "agreement with the model",
+                         "a hit with bytes never written", "!TBL-02"};
+  const char *crash[] = {"11", "erase", "at 0x1234", "TBL-08"};
+  nc_record recs[] = {record_of("OPENED", 1, opened), record_of("CHECK", 5, check),
+                      record_of("CRASH", 4, crash)};
+  nc_child_result cr = {.records = recs, .nrecords = 3, .cap = 3, .signo = 11, .exit_code = -1};
+  snprintf(cr.phase, sizeof(cr.phase), "erase");
+  nc_report *r = nc_report_new();
+  nc_result *res = nc_report_add(r, rule(NC_RULE_TBL_11));
+  res->executed = 1;
+  nc_derive_result(res, &cr, &cfg);
+  assert_false(res->owner_proven);
+  nc_attribute_blocks(r);
+  nc_settle_unowned_blocks(r);
+  assert_int_equal(r->nresults, 1);
+  assert_int_equal(r->results[0].verdict, NC_VERDICT_FAIL);
+  assert_non_null(r->results[0].crash);
+  for (size_t i = 0; i < 3; i++) {
+    free(recs[i].tag);
+    for (size_t f = 0; f < recs[i].nfields; f++)
+      free(recs[i].fields[f]);
+  }
+  nc_report_free(r);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -247,6 +324,8 @@ int main(void)
       cmocka_unit_test(test_owned_failure_becomes_a_block),
       cmocka_unit_test(test_cycle_of_blame_is_one_failure),
       cmocka_unit_test(test_proven_owner_not_selected_joins),
+      cmocka_unit_test(test_chain_of_proofs_ends_in_one_failure),
+      cmocka_unit_test(test_crash_drops_an_earlier_proof),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
