@@ -912,6 +912,21 @@ static void run_selected(run_state *rs, const nc_config *cfg)
   free(jobs);
 }
 
+/* Whether rule's case could have judged the plugin: the probe neither
+ * blocks it nor finds it not applicable. */
+static int could_run(const nc_rule_info *rule, void *arg)
+{
+  const run_state *rs = arg;
+  char why[1024];
+  int blocked;
+  const nc_rule_info *owner;
+  for (int i = 0; i < NC_RULE_COUNT; i++)
+    if (&nc_rule_defs[i].info == rule)
+      return !nc_probe_blocked((nc_rule)i, rs->cfg, &rs->probe, &blocked, &owner, why,
+                               sizeof(why));
+  return 0;
+}
+
 /* What no single case can say: observations across cases, blame, the
  * refusal, coverage, then the waivers and the baseline. */
 static void settle(run_state *rs)
@@ -921,6 +936,8 @@ static void settle(run_state *rs)
   nc_result_release(&rs->probe_res); /* when SYM-06 was not selected */
   nc_observations_fold(&rs->observations, r);
   nc_observations_free(&rs->observations);
+  if (rs->cfg)
+    nc_join_proven_owners(r, could_run, rs);
   nc_attribute_blocks(r);
   nc_settle_unowned_blocks(r);
   nc_find_refusal(r);

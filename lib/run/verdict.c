@@ -496,17 +496,15 @@ static int by_rule_order(const void *a, const void *b)
   return rule_index(((const nc_result *)a)->rule) - rule_index(((const nc_result *)b)->rule);
 }
 
-/* A failure a control proved to be a rule the filter left out: that rule
- * joins the report, to fail by the proof (take_proven). Otherwise a run of
- * --rule TBL-12 alone would blame TBL-12 for a find's own defect, and exit
- * 0 where that defect breaks a MUST rule. The results stay in rule order. */
-static void join_proven_owners(nc_report *r)
+void nc_join_proven_owners(nc_report *r, int (*could_run)(const nc_rule_info *, void *),
+                           void *arg)
 {
   size_t n = r->nresults;
   for (size_t i = 0; i < n; i++) {
     const nc_result *res = &r->results[i];
     if (!res->owner_proven || res->nfailure_owners != 1 || !failed(res) ||
-        result_of(r, res->failure_owners[0]))
+        result_of(r, res->failure_owners[0]) ||
+        (could_run && !could_run(res->failure_owners[0], arg)))
       continue;
     const nc_rule_info *owner = res->failure_owners[0];
     char *line = nc_reproduce_also(res->reproduce, owner->id);
@@ -554,7 +552,6 @@ static nc_result *take_proven(nc_report *r, const nc_result *res)
 
 void nc_attribute_blocks(nc_report *r)
 {
-  join_proven_owners(r);
   nc_result **to = calloc(r->nresults ? r->nresults : 1, sizeof(*to));
   nc_result *path[NC_RULE_COUNT + 1];
   if (!to)

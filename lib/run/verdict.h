@@ -30,7 +30,15 @@ typedef struct nc_observations {
   size_t counts[NC_RULE_COUNT]; /* in all, beyond the ones streamed in full */
 } nc_observations;
 
-/* Takes the VIOLATION and VCOUNT records of a case process. */
+/* A failure a control proved to be a rule the filter left out joins that
+ * rule to the report (not_selected), for nc_attribute_blocks to fail it by
+ * the proof; otherwise a run of --rule TBL-12 alone would blame TBL-12 for
+ * a find's own defect and exit 0 where it breaks a MUST rule. Only where
+ * could_run (NULL: any) says the rule's case could have judged this plugin
+ * (not N/A, not blocked): a full run would not fail it either. The results
+ * stay in rule order. Before nc_attribute_blocks. */
+void nc_join_proven_owners(nc_report *r, int (*could_run)(const nc_rule_info *rule, void *arg),
+                           void *arg);
 /* Cases whose failures are all defects another rule owns (nc_fail_owned)
  * become SKIP "blocked by OWNER" where that rule failed on its own; the
  * owner gets a note of where else it showed. After every verdict and the

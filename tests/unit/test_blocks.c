@@ -208,6 +208,7 @@ static void test_proven_owner_not_selected_joins(void **state)
   res->nfailure_owners = 1;
   res->owner_proven = 1;
   res->reproduce = strdup("nve-conform --rule TBL-12 --seed 1 p.so");
+  nc_join_proven_owners(r, NULL, NULL);
   nc_attribute_blocks(r);
   nc_settle_unowned_blocks(r);
 
@@ -230,11 +231,40 @@ static void test_proven_owner_not_selected_joins(void **state)
   nc_result_add_evidence(&q->results[0], NC_LEVEL_FAIL, "find (key 7)", "row 7", "zeros");
   q->results[0].failure_owners[0] = rule(NC_RULE_TBL_02);
   q->results[0].nfailure_owners = 1;
+  nc_join_proven_owners(q, NULL, NULL);
   nc_attribute_blocks(q);
   nc_settle_unowned_blocks(q);
   assert_int_equal(q->nresults, 1);
   assert_int_equal(q->results[0].verdict, NC_VERDICT_WARN);
   nc_report_free(q);
+  nc_report_free(r);
+}
+
+static int never(const nc_rule_info *rule, void *arg)
+{
+  (void)rule;
+  (void)arg;
+  return 0;
+}
+
+/* A proven owner whose own case could not have judged this plugin (N/A by
+ * what it declared, or blocked) joins nothing: a full run would not fail
+ * it either, and the case that saw the defect keeps its failure. */
+static void test_proven_owner_that_could_not_run_stays_out(void **state)
+{
+  (void)state;
+  const nc_rule rules[] = {NC_RULE_TBL_11};
+  const nc_verdict v[] = {NC_VERDICT_FAIL};
+  nc_report *r = report_of(rules, v, 1);
+  nc_result_add_evidence(&r->results[0], NC_LEVEL_FAIL, "accumulate", "sums", "zeros");
+  r->results[0].failure_owners[0] = rule(NC_RULE_TBL_07);
+  r->results[0].nfailure_owners = 1;
+  r->results[0].owner_proven = 1;
+  nc_join_proven_owners(r, never, NULL);
+  nc_attribute_blocks(r);
+  nc_settle_unowned_blocks(r);
+  assert_int_equal(r->nresults, 1);
+  assert_int_equal(r->results[0].verdict, NC_VERDICT_FAIL);
   nc_report_free(r);
 }
 
@@ -258,6 +288,7 @@ static void test_chain_of_proofs_ends_in_one_failure(void **state)
     res->nfailure_owners = 1;
     res->owner_proven = 1;
   }
+  nc_join_proven_owners(r, NULL, NULL);
   nc_attribute_blocks(r);
   nc_settle_unowned_blocks(r);
   assert_int_equal(r->nresults, 3);
@@ -300,6 +331,7 @@ static void test_crash_drops_an_earlier_proof(void **state)
   res->executed = 1;
   nc_derive_result(res, &cr, &cfg);
   assert_false(res->owner_proven);
+  nc_join_proven_owners(r, NULL, NULL);
   nc_attribute_blocks(r);
   nc_settle_unowned_blocks(r);
   assert_int_equal(r->nresults, 1);
@@ -324,6 +356,7 @@ int main(void)
       cmocka_unit_test(test_owned_failure_becomes_a_block),
       cmocka_unit_test(test_cycle_of_blame_is_one_failure),
       cmocka_unit_test(test_proven_owner_not_selected_joins),
+      cmocka_unit_test(test_proven_owner_that_could_not_run_stays_out),
       cmocka_unit_test(test_chain_of_proofs_ends_in_one_failure),
       cmocka_unit_test(test_crash_drops_an_earlier_proof),
   };
