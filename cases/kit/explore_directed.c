@@ -75,9 +75,7 @@ static void cover_oversize(const directed *d, const nc_x_view *v, const char *un
   if (d->op == NC_X_ERASE)
     return;
   char why[160];
-  if (!v->shape.host)
-    snprintf(why, sizeof(why), "host tables only (the oversized rows are host memory)");
-  else if (!v->shape.oversize_possible)
+  if (!v->shape.oversize_possible)
     snprintf(why, sizeof(why), "max_row_size is %lld bytes: a row past it does not fit the "
              "harness's buffers", (long long)v->shape.max_row_size);
   else

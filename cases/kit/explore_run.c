@@ -12,6 +12,7 @@
 
 #include "alloc.h"
 #include "common.h"
+#include "device_feed.h"
 #include "cuda.h"
 #include "dtype.h"
 #include "explore_history.h"
@@ -246,7 +247,43 @@ static void reread_caps(world *w, slot *sl, const nc_x_step *st)
 
 int nc_x_oversize_possible(const nc_table_caps *caps)
 {
-  return caps->location == NVE_BUFFER_LOCATION_HOST && caps->max_row_size <= NC_TK_ROW_MAX;
+  return (caps->location == NVE_BUFFER_LOCATION_HOST ||
+          caps->location == NVE_BUFFER_LOCATION_DEVICE) &&
+         caps->max_row_size <= NC_TK_ROW_MAX;
+}
+
+/* Where an oversized write's keys and rows go: the host buffers for a
+ * HOST table; for a DEVICE table, copies on its device (made current, the
+ * contexts' streams set, as before every op), freed by lent_free. 0, or -1
+ * when the device is out of memory (the write is not made). */
+typedef struct lent {
+  const void *keys, *rows;
+  void *dev[2];
+} lent;
+
+static int lend_write(nc_tk *k, const nc_guarded *raw, size_t klen, const nc_guarded *rows,
+                      size_t rlen, lent *out)
+{
+  memset(out, 0, sizeof(*out));
+  out->keys = raw->data;
+  out->rows = rows->data;
+  if (k->caps.location != NVE_BUFFER_LOCATION_DEVICE)
+    return 0;
+  nc_feed_enter(&k->feed);
+  out->dev[0] = nc_feed_alloc(&k->feed, klen);
+  out->dev[1] = nc_feed_alloc(&k->feed, rlen);
+  if (!out->dev[0] || !out->dev[1] || nc_feed_put(out->dev[0], raw->data, klen) != 0 ||
+      nc_feed_put(out->dev[1], rows->data, rlen) != 0)
+    return -1;
+  out->keys = out->dev[0];
+  out->rows = out->dev[1];
+  return 0;
+}
+
+static void lent_free(lent *l)
+{
+  nc_feed_free(l->dev[0]);
+  nc_feed_free(l->dev[1]);
 }
 
 /* Before one write in eight of a sequence with NC_XF_OVERSIZE (drawn from
@@ -294,6 +331,7 @@ static void oversize_write(world *w, slot *sl, const nc_x_step *st)
    * come (but the stored keys' below), as the keys' rows are forgotten
    * whatever the call does. */
   nc_guarded raw = {.slot = -1}, rows = {.slot = -1};
+  lent to = {0};
   int64_t *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
   unsigned flags = NC_GUARDED_UNZEROED | NC_GUARDED_NO_CANARIES;
   if (keys && nc_guarded_alloc_with(&raw, "oversized write keys", (size_t)n * 8, flags) == 0 &&
@@ -312,23 +350,27 @@ static void oversize_write(world *w, slot *sl, const nc_x_step *st)
      * so that it writes past their rows, into their neighbours' where the
      * table keeps rows side by side; the model forgets those keys. */
     int stored_ok = 1; /* else its last_error may be the insert's: no ERR-02 judgement */
-    if (st->action != NC_X_INSERT) {
-      int64_t stored = n < NC_X_OVERSIZE_STORED ? n : NC_X_OVERSIZE_STORED;
-      /* Their rows (and so their updates) nonzero and the same in the C
-       * reproducer: a sum of zeros past the row would change nothing. */
-      memset(rows.data, NC_X_OVERSIZE_BYTE, (size_t)(stored * stride));
-      stored_ok = nc_call_insert(&k->t, stored, raw.data, stride, k->caps.max_row_size,
-                                 rows.data) == NVE_SUCCESS;
+    int64_t stored = st->action == NC_X_INSERT      ? 0
+                     : n < NC_X_OVERSIZE_STORED ? n
+                                                : NC_X_OVERSIZE_STORED;
+    /* Their rows (and so their updates) nonzero and the same in the C
+     * reproducer: a sum of zeros past the row would change nothing. */
+    memset(rows.data, NC_X_OVERSIZE_BYTE, (size_t)(stored * stride));
+    if (lend_write(k, &raw, (size_t)n * 8, &rows, (size_t)(n * stride), &to) != 0)
+      goto done;
+    if (stored) {
+      stored_ok = nc_call_insert(&k->t, stored, to.keys, stride, k->caps.max_row_size,
+                                 to.rows) == NVE_SUCCESS;
       nc_oracle_forget(k->o, stored, keys);
     }
     if (w->toggles & NC_XT_NO_PAST_ROW)
       goto done;
     nve_status_t s =
-        st->action == NC_X_UPDATE ? nc_call_update(&k->t, n, raw.data, stride, size, rows.data)
+        st->action == NC_X_UPDATE ? nc_call_update(&k->t, n, to.keys, stride, size, to.rows)
         : st->action == NC_X_ACCUMULATE
-            ? nc_call_update_accumulate(&k->t, n, raw.data, stride, size, rows.data,
+            ? nc_call_update_accumulate(&k->t, n, to.keys, stride, size, to.rows,
                                         k->caps.dtype)
-            : nc_call_insert(&k->t, n, raw.data, stride, size, rows.data);
+            : nc_call_insert(&k->t, n, to.keys, stride, size, to.rows);
     w->stats.oversize[s == NVE_SUCCESS]++;
     char msg[256] = "";
     long len = s == NVE_SUCCESS ? 1 : nc_read_plugin_string(nc_call_table_last_error(&k->t), msg,
@@ -344,6 +386,7 @@ static void oversize_write(world *w, slot *sl, const nc_x_step *st)
       nc_oracle_forget(k->o, n, keys);
   }
 done:
+  lent_free(&to);
   free(keys);
   nc_guarded_free(&raw);
   nc_guarded_free(&rows);
