@@ -35,6 +35,23 @@ static nc_report *report_of(const nc_rule *rules, const nc_verdict *verdicts, si
   return r;
 }
 
+/* res failed with one item of evidence, owned by owner (proven: by a
+ * control); then the settling a run does, joining proven owners. */
+static void owned_by(nc_result *res, nc_rule owner, int proven)
+{
+  nc_result_add_evidence(res, NC_LEVEL_FAIL, "find (key 7)", "row 7 as stored", "zeros");
+  res->failure_owners[0] = rule(owner);
+  res->nfailure_owners = 1;
+  res->owner_proven = proven;
+}
+
+static void settle(nc_report *r, int (*could_run)(const nc_rule_info *, void *))
+{
+  nc_join_proven_owners(r, could_run, NULL);
+  nc_attribute_blocks(r);
+  nc_settle_unowned_blocks(r);
+}
+
 static void test_set_blocked_writes_the_reason_once(void **state)
 {
   (void)state;
@@ -202,15 +219,9 @@ static void test_proven_owner_not_selected_joins(void **state)
   const nc_rule rules[] = {NC_RULE_TBL_12};
   const nc_verdict v[] = {NC_VERDICT_WARN};
   nc_report *r = report_of(rules, v, 1);
-  nc_result *res = &r->results[0];
-  nc_result_add_evidence(res, NC_LEVEL_FAIL, "find (key 7)", "row 7 as stored", "zeros");
-  res->failure_owners[0] = rule(NC_RULE_TBL_02);
-  res->nfailure_owners = 1;
-  res->owner_proven = 1;
-  res->reproduce = strdup("nve-conform --rule TBL-12 --seed 1 p.so");
-  nc_join_proven_owners(r, NULL, NULL);
-  nc_attribute_blocks(r);
-  nc_settle_unowned_blocks(r);
+  owned_by(&r->results[0], NC_RULE_TBL_02, 1);
+  r->results[0].reproduce = strdup("nve-conform --rule TBL-12 --seed 1 p.so");
+  settle(r, NULL);
 
   assert_int_equal(r->nresults, 2);
   const nc_result *owner = &r->results[0], *reader = &r->results[1];
@@ -228,12 +239,8 @@ static void test_proven_owner_not_selected_joins(void **state)
   /* An owner merely named, not proven, joins nothing: the case keeps it */
   const nc_verdict w[] = {NC_VERDICT_WARN};
   nc_report *q = report_of(rules, w, 1);
-  nc_result_add_evidence(&q->results[0], NC_LEVEL_FAIL, "find (key 7)", "row 7", "zeros");
-  q->results[0].failure_owners[0] = rule(NC_RULE_TBL_02);
-  q->results[0].nfailure_owners = 1;
-  nc_join_proven_owners(q, NULL, NULL);
-  nc_attribute_blocks(q);
-  nc_settle_unowned_blocks(q);
+  owned_by(&q->results[0], NC_RULE_TBL_02, 0);
+  settle(q, NULL);
   assert_int_equal(q->nresults, 1);
   assert_int_equal(q->results[0].verdict, NC_VERDICT_WARN);
   nc_report_free(q);
@@ -256,13 +263,8 @@ static void test_proven_owner_that_could_not_run_stays_out(void **state)
   const nc_rule rules[] = {NC_RULE_TBL_11};
   const nc_verdict v[] = {NC_VERDICT_FAIL};
   nc_report *r = report_of(rules, v, 1);
-  nc_result_add_evidence(&r->results[0], NC_LEVEL_FAIL, "accumulate", "sums", "zeros");
-  r->results[0].failure_owners[0] = rule(NC_RULE_TBL_07);
-  r->results[0].nfailure_owners = 1;
-  r->results[0].owner_proven = 1;
-  nc_join_proven_owners(r, never, NULL);
-  nc_attribute_blocks(r);
-  nc_settle_unowned_blocks(r);
+  owned_by(&r->results[0], NC_RULE_TBL_07, 1);
+  settle(r, never);
   assert_int_equal(r->nresults, 1);
   assert_int_equal(r->results[0].verdict, NC_VERDICT_FAIL);
   nc_report_free(r);
@@ -281,16 +283,9 @@ static void test_chain_of_proofs_ends_in_one_failure(void **state)
   const nc_rule owner[] = {NC_RULE_TBL_11, NC_RULE_LIF_02};
   const nc_verdict v[] = {NC_VERDICT_FAIL, NC_VERDICT_FAIL};
   nc_report *r = report_of(rules, v, 2);
-  for (size_t i = 0; i < 2; i++) {
-    nc_result *res = &r->results[i];
-    nc_result_add_evidence(res, NC_LEVEL_FAIL, "find (key 7)", "row 7 as stored", "stale");
-    res->failure_owners[0] = rule(owner[i]);
-    res->nfailure_owners = 1;
-    res->owner_proven = 1;
-  }
-  nc_join_proven_owners(r, NULL, NULL);
-  nc_attribute_blocks(r);
-  nc_settle_unowned_blocks(r);
+  for (size_t i = 0; i < 2; i++)
+    owned_by(&r->results[i], owner[i], 1);
+  settle(r, NULL);
   assert_int_equal(r->nresults, 3);
   for (size_t i = 0; i < 2; i++) {
     assert_int_equal(r->results[i].skip, NC_SKIP_BLOCKED);
@@ -331,9 +326,7 @@ static void test_crash_drops_an_earlier_proof(void **state)
   res->executed = 1;
   nc_derive_result(res, &cr, &cfg);
   assert_false(res->owner_proven);
-  nc_join_proven_owners(r, NULL, NULL);
-  nc_attribute_blocks(r);
-  nc_settle_unowned_blocks(r);
+  settle(r, NULL);
   assert_int_equal(r->nresults, 1);
   assert_int_equal(r->results[0].verdict, NC_VERDICT_FAIL);
   assert_non_null(r->results[0].crash);
