@@ -327,15 +327,17 @@ static void oversize_write(world *w, slot *sl, const nc_x_step *st)
   int64_t most = NC_X_OVERSIZE_BYTES / stride > 0 ? NC_X_OVERSIZE_BYTES / stride : 1;
   int64_t n = st->n < most ? st->n : most;
   /* Mapped buffers come from the guarded pool (mapping fresh pages on
-   * every such write is most of its cost); their bytes are left as they
-   * come (but the stored keys' below), as the keys' rows are forgotten
-   * whatever the call does. */
+   * every such write is most of its cost). The rows are zeros (but the
+   * stored keys' below), as in the C reproducer: what a table that takes
+   * the write spills past a row must be the same bytes in both. */
   nc_guarded raw = {.slot = -1}, rows = {.slot = -1};
   lent to = {0};
   int64_t *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-  unsigned flags = NC_GUARDED_UNZEROED | NC_GUARDED_NO_CANARIES;
-  if (keys && nc_guarded_alloc_with(&raw, "oversized write keys", (size_t)n * 8, flags) == 0 &&
-      nc_guarded_alloc_with(&rows, "oversized write values", (size_t)(n * stride), flags) == 0) {
+  if (keys &&
+      nc_guarded_alloc_with(&raw, "oversized write keys", (size_t)n * 8,
+                            NC_GUARDED_UNZEROED | NC_GUARDED_NO_CANARIES) == 0 &&
+      nc_guarded_alloc_with(&rows, "oversized write values", (size_t)(n * stride),
+                            NC_GUARDED_NO_CANARIES) == 0) {
     uint64_t h = nc_x_oversize_seed(w->q, st);
     for (int64_t i = 0; i < n; i++) {
       uint64_t v = nc_splitmix(&h);
