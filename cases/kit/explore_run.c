@@ -327,17 +327,14 @@ static void oversize_write(world *w, slot *sl, const nc_x_step *st)
   int64_t most = NC_X_OVERSIZE_BYTES / stride > 0 ? NC_X_OVERSIZE_BYTES / stride : 1;
   int64_t n = st->n < most ? st->n : most;
   /* Mapped buffers come from the guarded pool (mapping fresh pages on
-   * every such write is most of its cost). The rows are zeros (but the
-   * stored keys' below), as in the C reproducer: what a table that takes
-   * the write spills past a row must be the same bytes in both. */
+   * every such write is most of its cost). */
   nc_guarded raw = {.slot = -1}, rows = {.slot = -1};
   lent to = {0};
   int64_t *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-  if (keys &&
-      nc_guarded_alloc_with(&raw, "oversized write keys", (size_t)n * 8,
-                            NC_GUARDED_UNZEROED | NC_GUARDED_NO_CANARIES) == 0 &&
-      nc_guarded_alloc_with(&rows, "oversized write values", (size_t)(n * stride),
-                            NC_GUARDED_NO_CANARIES) == 0) {
+  size_t klen = (size_t)(n * k->caps.key_size), rlen = (size_t)(n * stride);
+  unsigned flags = NC_GUARDED_UNZEROED | NC_GUARDED_NO_CANARIES;
+  if (keys && nc_guarded_alloc_with(&raw, "oversized write keys", klen, flags) == 0 &&
+      nc_guarded_alloc_with(&rows, "oversized write values", rlen, flags) == 0) {
     uint64_t h = nc_x_oversize_seed(w->q, st);
     for (int64_t i = 0; i < n; i++) {
       uint64_t v = nc_splitmix(&h);
@@ -355,11 +352,16 @@ static void oversize_write(world *w, slot *sl, const nc_x_step *st)
     int64_t stored = st->action == NC_X_INSERT      ? 0
                      : n < NC_X_OVERSIZE_STORED ? n
                                                 : NC_X_OVERSIZE_STORED;
-    /* Their rows (and so their updates) nonzero and the same in the C
-     * reproducer: a sum of zeros past the row would change nothing. */
-    memset(rows.data, NC_X_OVERSIZE_BYTE, (size_t)(stored * stride));
-    if (lend_write(k, &raw, (size_t)n * 8, &rows, (size_t)(n * stride), &to) != 0)
+    /* Every row (and so every update) nonzero in every byte, the same in
+     * the C reproducer: a sum of zeros past the row would change nothing,
+     * and a zero spilled onto a neighbour's row would not show there
+     * (its rows' first bytes are zeros). */
+    memset(rows.data, NC_X_OVERSIZE_BYTE, rlen);
+    if (lend_write(k, &raw, klen, &rows, rlen, &to) != 0) {
+      nc_harness_error(k->c, "could not copy an oversized write's %zu bytes to device %d",
+                       klen + rlen, k->feed.device);
       goto done;
+    }
     if (stored) {
       stored_ok = nc_call_insert(&k->t, stored, to.keys, stride, k->caps.max_row_size,
                                  to.rows) == NVE_SUCCESS;

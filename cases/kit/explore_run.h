@@ -74,7 +74,7 @@ uint64_t nc_x_oversize_seed(const nc_x_seq *q, const nc_x_step *st);
 /* An update or accumulate past the row first stores this many of its keys
  * (whole rows), so that a table that takes it writes past stored rows. */
 #define NC_X_OVERSIZE_STORED 64
-#define NC_X_OVERSIZE_BYTE 0x3c /* every byte of those keys' rows */
+#define NC_X_OVERSIZE_BYTE 0x3c /* every byte of such a write's rows */
 
 /* Whether a step of action reads back what it changed (a probe). */
 int nc_x_probes(int action);

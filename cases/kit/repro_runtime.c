@@ -956,7 +956,8 @@ static void oversize_write(struct table *t, const struct call *c)
   int64_t stride = size + 7, most = OVERSIZE_BYTES / stride > 0 ? OVERSIZE_BYTES / stride : 1;
   int64_t n = c->n < most ? c->n : most;
   int64_t *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-  unsigned char *raw = malloc((size_t)(n > 0 ? n : 1) * 8), *rows = calloc((size_t)(n > 0 ? n : 1), (size_t)stride);
+  unsigned char *raw = malloc((size_t)(n > 0 ? n : 1) * 8);
+  unsigned char *rows = malloc((size_t)(n > 0 ? n : 1) * (size_t)stride);
   if (!keys || !raw || !rows)
     exit(2);
   uint64_t h = s->oversize_seed;
@@ -970,8 +971,7 @@ static void oversize_write(struct table *t, const struct call *c)
   const nve_ext_table_ops_t *ops = t->t.ops;
   size_t klen = (size_t)(n > 0 ? n : 0) * (size_t)t->caps.key_size;
   size_t rlen = (size_t)(n > 0 ? n : 0) * (size_t)stride;
-  if (s->action != INSERT) /* the stored keys' rows, as nve-conform filled them */
-    memset(rows, OVERSIZE_BYTE, (size_t)((n < OVERSIZE_STORED ? n : OVERSIZE_STORED) * stride));
+  memset(rows, OVERSIZE_BYTE, rlen); /* every row, as nve-conform filled them */
   enter(t);
   void *dk = lend(t, raw, klen), *dr = lend(t, rows, rlen);
   int stored_ok = 1; /* else last_error may be that insert's: the message goes unjudged */
