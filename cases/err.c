@@ -239,26 +239,64 @@ static nve_status_t provoke_factory(subject *s, int which)
 static const char *table_error(subject *s) { return nc_call_table_last_error(&s->t); }
 static const char *factory_error(subject *s) { return nc_call_factory_last_error(&s->f); }
 
-/* Checks the message after a failure (ERR-02). Returns its length, or -1. */
-static long check_message(nc_case *c, const char *what, nve_status_t status, const char *msg,
-                          char *copy)
+/* One provocation made and its last_error read on the same thread. */
+typedef struct provocation {
+  subject *s;
+  int which, factory;
+  nve_status_t status;
+  const char *msg; /* where last_error pointed (never read again) */
+  long len;        /* nc_read_plugin_string's answer */
+  char copy[MESSAGE_BOUND];
+} provocation;
+
+static void *provoke_and_read(void *arg)
+{
+  provocation *p = arg;
+  p->status = p->factory ? provoke_factory(p->s, p->which) : provoke_table(p->s, p->which);
+  if (p->status != NVE_SUCCESS && p->status != NOT_SENT) {
+    p->msg = p->factory ? factory_error(p->s) : table_error(p->s);
+    p->len = nc_read_plugin_string(p->msg, p->copy, MESSAGE_BOUND);
+  }
+  return NULL;
+}
+
+/* Makes the provocation on a thread of its own, on which nothing has
+ * failed yet: a failure that leaves no message reads as none there, not as
+ * an earlier failure's message (or one the plugin wrote on a success). A
+ * produce with an allocation failing stays on this thread, where the
+ * sweep counted the allocations (a new thread's first calls may allocate
+ * more), and so does any provocation when no thread can be made. */
+static void provoke_alone(subject *s, int factory, int which, provocation *p)
+{
+  memset(p, 0, sizeof(*p));
+  p->s = s;
+  p->factory = factory;
+  p->which = which;
+  pthread_t t;
+  if ((factory && s->produce.call[which].alloc_k) ||
+      nc_thread_create(&t, provoke_and_read, p) != 0)
+    provoke_and_read(p);
+  else
+    pthread_join(t, NULL);
+}
+
+/* Judges the message after a failed provocation (ERR-02). */
+static void check_message(nc_case *c, const char *what, const provocation *p)
 {
   char call[200];
-  snprintf(call, sizeof(call), "last_error after %s (status %d)", what, (int)status);
-  long len = nc_read_plugin_string(msg, copy, MESSAGE_BOUND);
-  if (!msg)
+  snprintf(call, sizeof(call), "last_error after %s (status %d)", what, (int)p->status);
+  if (!p->msg)
     nc_fail(c, call, "a message", "NULL");
-  else if (len == -1)
-    nc_fail(c, call, "a readable message", "an unreadable pointer %p", (const void *)msg);
-  else if (len == -2)
+  else if (p->len == -1)
+    nc_fail(c, call, "a readable message", "an unreadable pointer %p", (const void *)p->msg);
+  else if (p->len == -2)
     nc_fail(c, call, "a message terminated within 4096 bytes", "no NUL in 4096 bytes");
-  else if (len == 0)
+  else if (p->len == 0)
     nc_fail(c, call, "a non-empty message", "\"\"");
-  else if (!nc_utf8_valid(copy))
+  else if (!nc_utf8_valid(p->copy))
     nc_warn(c, call, "valid UTF-8", "invalid UTF-8 bytes");
   else
-    nc_note(c, call, "a message", "\"%s\"", copy);
-  return len > 0 ? len : -1;
+    nc_note(c, call, "a message", "\"%s\"", p->copy);
 }
 
 /* ---- ERR-01 ---------------------------------------------------------------------- */
@@ -308,13 +346,13 @@ void nc_case_ERR_02(nc_case *c)
   if (open_subject(c, &s) != 0)
     return;
   int failures = 0;
-  char copy[MESSAGE_BOUND];
+  provocation p;
   for (int i = 0; i < N_TABLE_PROVOCATIONS; i++) {
-    nve_status_t st = provoke_table(&s, i);
-    if (st == NVE_SUCCESS || st == NOT_SENT)
+    provoke_alone(&s, 0, i, &p);
+    if (p.status == NVE_SUCCESS || p.status == NOT_SENT)
       continue;
     failures++;
-    check_message(c, table_provocations[i], st, table_error(&s), copy);
+    check_message(c, table_provocations[i], &p);
   }
   close_subject(&s);
   if (!failures)
@@ -496,19 +534,20 @@ void nc_case_ERR_04(nc_case *c)
     return;
   factory_calls(c, refused, &s.produce);
   /* ERR-02 for produce first: the factory's last_error after a failure. */
-  char copy[MESSAGE_BOUND], tried[900] = "";
+  char tried[900] = "";
   size_t at = 0;
   int failures = 0;
+  provocation p;
   for (int i = 0; i < s.produce.n; i++) {
-    nve_status_t st = provoke_factory(&s, i);
-    if (st == NVE_SUCCESS) {
+    provoke_alone(&s, 1, i, &p);
+    if (p.status == NVE_SUCCESS) {
       if (at < sizeof(tried))
         at += (size_t)snprintf(tried + at, sizeof(tried) - at, "%s%s", at ? "; " : "",
                                s.produce.call[i].label);
       continue;
     }
     failures++;
-    check_message(c, s.produce.call[i].label, st, factory_error(&s), copy);
+    check_message(c, s.produce.call[i].label, &p);
   }
   if (failures)
     duel_on(c, &s, 1);
@@ -596,7 +635,25 @@ static void err06_sequence(nc_tk *k, const int64_t *keys, int64_t n, err06_run *
   err06_find(k, r, clean, 3, keys, n);
 }
 
-/* Runs the sequence on a fresh table with service failing (NULL: none).
+typedef struct err06_job {
+  nc_tk *k;
+  const int64_t *keys;
+  int64_t n;
+  err06_run *r;
+  const err06_run *clean;
+} err06_job;
+
+static void *err06_alone(void *arg)
+{
+  err06_job *j = arg;
+  err06_sequence(j->k, j->keys, j->n, j->r, j->clean);
+  return NULL;
+}
+
+/* Runs the sequence on a fresh table with service failing (NULL: none),
+ * on a thread of its own (this one when none can be made): an op that
+ * fails without a message reads as none there, not as the message of an
+ * earlier failure on this thread (or one the plugin wrote on a success).
  * Returns the calls of that service made for the sequence's ops, or -1
  * when no table could be made. */
 static long err06_try(nc_case *c, const char *service, const int64_t *keys, int64_t n,
@@ -609,7 +666,12 @@ static long err06_try(nc_case *c, const char *service, const int64_t *keys, int6
     return -1;
   long before = service ? nc_services_calls(service) : 0;
   nc_services_fail(service);
-  err06_sequence(&k, keys, n, r, clean);
+  err06_job job = {&k, keys, n, r, clean};
+  pthread_t t;
+  if (nc_thread_create(&t, err06_alone, &job) == 0)
+    pthread_join(t, NULL);
+  else
+    err06_alone(&job);
   nc_services_fail(NULL);
   long calls = service ? nc_services_calls(service) - before : 0;
   *mismatches = k.mismatches;
