@@ -265,19 +265,25 @@ static void *provoke_and_read(void *arg)
  * an earlier failure's message (or one the plugin wrote on a success). A
  * produce with an allocation failing stays on this thread, where the
  * sweep counted the allocations (a new thread's first calls may allocate
- * more), and so does any provocation when no thread can be made. */
-static void provoke_alone(subject *s, int factory, int which, provocation *p)
+ * more). 0, or -1 after a harness error when no thread could be made (on
+ * this thread the check would be the weaker one). */
+static int provoke_alone(nc_case *c, subject *s, int factory, int which, provocation *p)
 {
   memset(p, 0, sizeof(*p));
   p->s = s;
   p->factory = factory;
   p->which = which;
   pthread_t t;
-  if ((factory && s->produce.call[which].alloc_k) ||
-      nc_thread_create(&t, provoke_and_read, p) != 0)
+  if (factory && s->produce.call[which].alloc_k) {
     provoke_and_read(p);
-  else
-    pthread_join(t, NULL);
+    return 0;
+  }
+  if (nc_thread_create(&t, provoke_and_read, p) != 0) {
+    nc_harness_error(c, "could not start a thread for a provocation");
+    return -1;
+  }
+  pthread_join(t, NULL);
+  return 0;
 }
 
 /* Judges the message after a failed provocation (ERR-02). */
@@ -348,7 +354,10 @@ void nc_case_ERR_02(nc_case *c)
   int failures = 0;
   provocation p;
   for (int i = 0; i < N_TABLE_PROVOCATIONS; i++) {
-    provoke_alone(&s, 0, i, &p);
+    if (provoke_alone(c, &s, 0, i, &p) != 0) {
+      close_subject(&s);
+      return;
+    }
     if (p.status == NVE_SUCCESS || p.status == NOT_SENT)
       continue;
     failures++;
@@ -539,7 +548,10 @@ void nc_case_ERR_04(nc_case *c)
   int failures = 0;
   provocation p;
   for (int i = 0; i < s.produce.n; i++) {
-    provoke_alone(&s, 1, i, &p);
+    if (provoke_alone(c, &s, 1, i, &p) != 0) {
+      close_subject(&s);
+      return;
+    }
     if (p.status == NVE_SUCCESS) {
       if (at < sizeof(tried))
         at += (size_t)snprintf(tried + at, sizeof(tried) - at, "%s%s", at ? "; " : "",
@@ -651,11 +663,11 @@ static void *err06_alone(void *arg)
 }
 
 /* Runs the sequence on a fresh table with service failing (NULL: none),
- * on a thread of its own (this one when none can be made): an op that
- * fails without a message reads as none there, not as the message of an
- * earlier failure on this thread (or one the plugin wrote on a success).
+ * on a thread of its own: an op that fails without a message reads as
+ * none there, not as the message of an earlier failure on this thread (or
+ * one the plugin wrote on a success).
  * Returns the calls of that service made for the sequence's ops, or -1
- * when no table could be made. */
+ * when no table or thread could be made (recorded). */
 static long err06_try(nc_case *c, const char *service, const int64_t *keys, int64_t n,
                       err06_run *r, const err06_run *clean, int64_t *mismatches, char *first,
                       size_t firstlen, nc_rule *owner)
@@ -668,11 +680,15 @@ static long err06_try(nc_case *c, const char *service, const int64_t *keys, int6
   nc_services_fail(service);
   err06_job job = {&k, keys, n, r, clean};
   pthread_t t;
-  if (nc_thread_create(&t, err06_alone, &job) == 0)
+  int started = nc_thread_create(&t, err06_alone, &job) == 0;
+  if (started)
     pthread_join(t, NULL);
-  else
-    err06_alone(&job);
   nc_services_fail(NULL);
+  if (!started) {
+    nc_harness_error(c, "could not start a thread for the sequence");
+    nc_tk_close(&k, &f);
+    return -1;
+  }
   long calls = service ? nc_services_calls(service) - before : 0;
   *mismatches = k.mismatches;
   snprintf(first, firstlen, "%s", k.mismatch);
