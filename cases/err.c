@@ -34,7 +34,7 @@ typedef struct produce_call {
   long alloc_k;
 } produce_call;
 
-#define MAX_PRODUCE_CALLS 16
+#define MAX_PRODUCE_CALLS 32
 typedef struct produce_calls {
   produce_call call[MAX_PRODUCE_CALLS];
   int n;
@@ -183,11 +183,9 @@ static void add_produce_call(produce_calls *p, const char *json, long alloc_k, c
 /* Every produce the run makes fail (ERR-04): the invalid configs, the
  * profile's failing table configs, the run's own table config when it is
  * refused, and the run's config with one of its allocations failing at
- * the points where the allocation-failure sweep saw produce fail, one per
- * message it read there (the sweep is shared with the OWN cases and cached
- * per run; it reads last_error on a thread where a warm-up failed before,
- * so its message may be that one's: the provocation is judged again, on a
- * thread of its own). */
+ * the points where the allocation-failure sweep saw produce fail (the
+ * sweep is shared with the OWN cases and cached per run; each point is
+ * judged again here, on a thread of its own). */
 static void factory_calls(nc_case *c, nc_refusal refused, produce_calls *p)
 {
   memset(p, 0, sizeof(*p));
@@ -202,22 +200,18 @@ static void factory_calls(nc_case *c, nc_refusal refused, produce_calls *p)
     add_produce_call(p, c->cfg->table_config, 0, "produce with the run's config %.60s (refused)",
                      c->cfg->table_config);
   nc_sweep sweep;
-  if (!nc_alloc_available() || refused != NC_REFUSAL_NONE ||
+  if (refused != NC_REFUSAL_NONE || !nc_alloc_available() ||
       nc_sweep_run(c, NC_TARGET_PRODUCE, &sweep) != 0)
     return;
-  char seen[4][160];
-  int distinct = 0;
-  for (size_t k = 0; k < sweep.n && distinct < 4; k++) {
+  /* Every point where allocation k failing alone (as the produce below
+   * fails it) made produce fail, in order, as many as fit: not one per
+   * message the sweep read, which it read after a warm-up failure on its
+   * thread, so that silent points could all read alike. */
+  for (size_t k = 0; k < sweep.n; k++) {
     const nc_call_outcome *o = &sweep.steps[k];
-    if (!o->completed || !o->fired || o->status == NVE_SUCCESS)
-      continue;
-    int again = 0;
-    for (int d = 0; d < distinct; d++)
-      again |= strcmp(seen[d], o->message) == 0;
-    if (again)
-      continue;
-    snprintf(seen[distinct++], sizeof(seen[0]), "%s", o->message);
-    add_produce_call(p, c->cfg->table_config, o->k, "produce with allocation %ld failing", o->k);
+    if (o->completed && o->fired && o->transient && o->status != NVE_SUCCESS)
+      add_produce_call(p, c->cfg->table_config, o->k, "produce with allocation %ld failing",
+                       o->k);
   }
   nc_sweep_free(&sweep);
 }
@@ -548,6 +542,10 @@ void nc_case_ERR_04(nc_case *c)
   if (refused == NC_REFUSAL_NONE ? open_subject(c, &s) != 0 : nc_create_factory(c, &s.f) != 0)
     return;
   factory_calls(c, refused, &s.produce);
+  if (refused == NC_REFUSAL_NONE && !nc_alloc_available())
+    nc_note(c, "produce with one of its allocations failing", "judged",
+            "not made: it needs the allocation interposer, which sanitizer builds leave out "
+            "and valgrind replaces (--sanitize valgrind)");
   /* ERR-02 for produce first: the factory's last_error after a failure. */
   char tried[900] = "";
   size_t at = 0;
