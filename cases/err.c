@@ -266,24 +266,29 @@ static void *provoke_and_read(void *arg)
   return NULL;
 }
 
-/* Makes the provocation on a thread of its own, on which nothing has
- * failed yet: a failure that leaves no message reads as none there, not as
- * an earlier failure's message (or one the plugin wrote on a success). 0,
- * or -1 after a harness error when no thread could be made (on this
- * thread the check would be the weaker one). */
+/* Runs fn(arg) on a thread of its own, on which nothing has failed yet:
+ * a failure that leaves no message reads as none there, not as an earlier
+ * failure's message (or one the plugin wrote on a success). 0, or -1
+ * after a harness error when no thread could be made (on this thread the
+ * check would be the weaker one). */
+static int on_fresh_thread(nc_case *c, void *(*fn)(void *), void *arg, const char *what)
+{
+  pthread_t t;
+  if (nc_thread_create(&t, fn, arg) != 0) {
+    nc_harness_error(c, "could not start a thread for %s", what);
+    return -1;
+  }
+  pthread_join(t, NULL);
+  return 0;
+}
+
 static int provoke_alone(nc_case *c, subject *s, int factory, int which, provocation *p)
 {
   memset(p, 0, sizeof(*p));
   p->s = s;
   p->factory = factory;
   p->which = which;
-  pthread_t t;
-  if (nc_thread_create(&t, provoke_and_read, p) != 0) {
-    nc_harness_error(c, "could not start a thread for a provocation");
-    return -1;
-  }
-  pthread_join(t, NULL);
-  return 0;
+  return on_fresh_thread(c, provoke_and_read, p, "a provocation");
 }
 
 /* Judges the message after a failed provocation (ERR-02). */
@@ -667,10 +672,7 @@ static void *err06_alone(void *arg)
 }
 
 /* Runs the sequence on a fresh table with service failing (NULL: none),
- * on a thread of its own: an op that fails without a message reads as
- * none there, not as the message of an earlier failure on this thread (or
- * one the plugin wrote on a success).
- * Returns the calls of that service made for the sequence's ops, or -1
+ * on a fresh thread (on_fresh_thread). Returns the calls of that service made for the sequence's ops, or -1
  * when no table or thread could be made (recorded). */
 static long err06_try(nc_case *c, const char *service, const int64_t *keys, int64_t n,
                       err06_run *r, const err06_run *clean, int64_t *mismatches, char *first,
@@ -683,13 +685,9 @@ static long err06_try(nc_case *c, const char *service, const int64_t *keys, int6
   long before = service ? nc_services_calls(service) : 0;
   nc_services_fail(service);
   err06_job job = {&k, keys, n, r, clean};
-  pthread_t t;
-  int started = nc_thread_create(&t, err06_alone, &job) == 0;
-  if (started)
-    pthread_join(t, NULL);
+  int started = on_fresh_thread(c, err06_alone, &job, "the sequence") == 0;
   nc_services_fail(NULL);
   if (!started) {
-    nc_harness_error(c, "could not start a thread for the sequence");
     nc_tk_close(&k, &f);
     return -1;
   }
